@@ -1,0 +1,49 @@
+/**
+ * The one error type of solgate. Every failure that reaches a client is a `SolgateError` with a stable code;
+ * `src/api/wire/errors.ts` maps each code once to the HTTP status and the body of each wire format.
+ */
+export type SolgateErrorCode =
+  | 'INVALID_PARAMS' // bad input: 400 / -32602 (or -32000 where the reference says so)
+  | 'INVALID_REQUEST' // malformed envelope: 400 / -32600
+  | 'PARSE_ERROR' // unparseable JSON body: 400 / -32700
+  | 'METHOD_NOT_FOUND' // 404 / -32601
+  | 'NOT_FOUND' // resource unknown: 404 / -32000
+  | 'UNAUTHORIZED' // missing or wrong key: 401 / -32401
+  | 'FORBIDDEN' // IP or plan not allowed: 403 / -32403
+  | 'RATE_LIMITED' // 429 / -32429
+  | 'PAYLOAD_TOO_LARGE' // 413
+  | 'NOT_SUPPORTED' // feature not available yet: 400
+  | 'UNAVAILABLE' // dependency down: 503 / -32002
+  | 'INTERNAL'; // bug or unexpected failure: 500 / -32603
+
+export class SolgateError extends Error {
+  readonly code: SolgateErrorCode;
+  /** Extra human-readable detail (Wallet REST `details`). */
+  readonly details?: string;
+  /** Structured context for logs; never sent to clients. */
+  readonly context?: Record<string, unknown>;
+  /** Seconds a client should wait (429). */
+  readonly retryAfter?: number;
+
+  constructor(
+    code: SolgateErrorCode,
+    message: string,
+    opts: { details?: string; context?: Record<string, unknown>; cause?: unknown; retryAfter?: number } = {},
+  ) {
+    super(message, opts.cause !== undefined ? { cause: opts.cause } : undefined);
+    this.name = 'SolgateError';
+    this.code = code;
+    this.details = opts.details;
+    this.context = opts.context;
+    this.retryAfter = opts.retryAfter;
+  }
+}
+
+export const invalidParams = (message: string, details?: string) =>
+  new SolgateError('INVALID_PARAMS', message, { details });
+
+export const notFound = (message: string, details?: string) => new SolgateError('NOT_FOUND', message, { details });
+
+export function isSolgateError(e: unknown): e is SolgateError {
+  return e instanceof SolgateError;
+}
