@@ -168,6 +168,11 @@ export interface TracedInstruction {
   /** Account addresses in instruction order. */
   accounts: Address[];
   data: Uint8Array;
+  /**
+   * Set by the walker when the instruction could not be fully resolved (an account index outside
+   * `accountKeys`); `accounts` is then empty and parsers of known programs report `parse.failed` with this reason.
+   */
+  unresolved?: string;
 }
 
 /** A pure instruction parser for one program. */

@@ -1,0 +1,55 @@
+/**
+ * buildApp: the whole HTTP surface on one Fastify instance, without listening (tests use `inject`).
+ * Each interface lives in its own encapsulated scope with its own auth and error format.
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger } from 'fastify';
+import type { ApiDeps } from './deps.js';
+import { walletApi } from './rest/wallet/index.js';
+import { jsonRpcApi } from './rpc/index.js';
+import { normalizeError } from './plugins/errors.js';
+import { restErrorBody } from './wire/errors.js';
+import { getCheckpoint } from '../store/chain.js';
+
+export const BODY_LIMIT = 1024 * 1024;
+
+function hops(n: number) {
+  return (_addr: string, i: number) => i < n;
+}
+
+export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
+  // The default (HTTP/1) server type, whatever the logger's type parameters.
+  const app = Fastify({
+    loggerInstance: deps.logger as FastifyBaseLogger,
+    bodyLimit: BODY_LIMIT,
+    // Fastify takes a hop count through a function; booleans, addresses and CIDR lists directly.
+    trustProxy: typeof deps.trustProxy === 'number' ? hops(deps.trustProxy) : (deps.trustProxy ?? false),
+    disableRequestLogging: true,
+    ajv: { customOptions: { coerceTypes: true, useDefaults: true, removeAdditional: false, allErrors: false } },
+  });
+
+  app.setErrorHandler((err, req, reply) => {
+    const e = normalizeError(err);
+    if (e.code === 'INTERNAL') req.log.error({ err }, 'internal error');
+    const { status, body } = restErrorBody(e);
+    reply.status(status).send(body);
+  });
+  app.setNotFoundHandler((req, reply) => {
+    reply.status(404).send({ error: 'Not found', code: 404, details: `no route for ${req.method} ${req.url.split('?')[0]}` });
+  });
+
+  app.get('/health', async () => ({ status: 'ok' }));
+  app.get('/ready', async (_req, reply) => {
+    try {
+      const slot = await getCheckpoint(deps.db);
+      const ingest = deps.ingestStatus?.();
+      return { status: 'ready', indexedSlot: slot, ...(ingest ? { tip: ingest.tip } : {}) };
+    } catch {
+      return reply.status(503).send({ status: 'unavailable', error: 'database unreachable' });
+    }
+  });
+
+  await app.register(async (scope) => walletApi(scope, deps));
+  await app.register(async (scope) => jsonRpcApi(scope, deps));
+  return app as unknown as FastifyInstance;
+}

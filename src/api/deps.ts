@@ -1,0 +1,19 @@
+/** Everything the HTTP API needs, composed by the CLI (no globals). */
+import type { Logger } from 'pino';
+import type { Db } from '../store/db.js';
+import type { TokenRegistry } from '../pricing/token-registry.js';
+import type { AccountFetcher } from '../identity/domains.js';
+
+export interface ApiDeps {
+  db: Db;
+  logger: Logger;
+  tokens: TokenRegistry;
+  /** Prefix of funded-by explorer links, e.g. `https://orbmarkets.io/tx/`. */
+  explorerTxUrl: string;
+  /** Live account reads for name resolution when a cluster RPC is configured. */
+  fetchAccounts?: AccountFetcher;
+  /** Fastify `trustProxy` (client IP for allow-lists behind a proxy). */
+  trustProxy?: boolean | number | string;
+  /** Extra readiness facts (e.g. ingest lag) for /ready. */
+  ingestStatus?: () => { lastSlot: number | null; tip: number | null };
+}

@@ -1,0 +1,51 @@
+/**
+ * API-key authentication and IP allow-lists. The key comes from `?api-key=` or the `X-Api-Key` header
+ * (Wallet REST accepts both; the JSON-RPC and /v0 interfaces use the query parameter but the header is
+ * accepted too). Failures are SolgateErrors; each interface's error handler renders them in its own format.
+ */
+import type { FastifyRequest } from 'fastify';
+import { SolgateError } from '../../core/errors.js';
+import type { Db } from '../../store/db.js';
+import { findApiKey, type ApiKeyRecord } from '../../store/keys.js';
+import { ipAllowed } from './ip-allow.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    apiKey?: ApiKeyRecord;
+  }
+}
+
+export type AuthStyle = 'rest' | 'rpc';
+
+const MESSAGES: Record<AuthStyle, { missing: string; invalid: string }> = {
+  rest: { missing: 'API key required. Pass via ?api-key=xxx or X-Api-Key header', invalid: 'Invalid API key' },
+  rpc: { missing: 'invalid api key provided', invalid: 'invalid api key provided' },
+};
+
+/** The key presented by a request, or undefined. Several different values → treated as invalid. */
+export function presentedKey(req: FastifyRequest): string | undefined {
+  const q = (req.query as Record<string, unknown> | undefined)?.['api-key'];
+  const h = req.headers['x-api-key'];
+  const vals = [q, h].flat().filter((v): v is string => typeof v === 'string');
+  if (!vals.length) return undefined;
+  if (new Set(vals).size > 1) return '\u0000conflicting';
+  return vals[0];
+}
+
+/** Returns a preHandler that authenticates the request against the key store. */
+export function createAuthenticator(db: Db, style: AuthStyle, now: () => Date = () => new Date()) {
+  const msg = MESSAGES[style];
+  return async function authenticate(req: FastifyRequest): Promise<void> {
+    const key = presentedKey(req);
+    if (key === undefined || key === '') throw new SolgateError('UNAUTHORIZED', msg.missing);
+    const rec = await findApiKey(db, key);
+    if (!rec) throw new SolgateError('UNAUTHORIZED', msg.invalid);
+    if (rec.revokedAt) throw new SolgateError('UNAUTHORIZED', style === 'rest' ? 'API key has been revoked' : msg.invalid);
+    if (rec.expiresAt && rec.expiresAt <= now()) throw new SolgateError('UNAUTHORIZED', style === 'rest' ? 'API key has expired' : msg.invalid);
+    if (!ipAllowed(req.ip, rec.allowedIps))
+      throw new SolgateError('FORBIDDEN', style === 'rest' ? 'IP address not allowed for this API key' : 'ip address not allowed', {
+        details: style === 'rest' ? `requests from ${req.ip} are not in the key's allow-list` : undefined,
+      });
+    req.apiKey = rec;
+  };
+}

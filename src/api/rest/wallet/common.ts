@@ -1,0 +1,31 @@
+/** Shared pieces of the Wallet REST routes: path validation, freshness, JSON-schema fragments. */
+import { SolgateError } from '../../../core/errors.js';
+import { isAddress } from '../../../core/encoding.js';
+import type { Queryable } from '../../../store/db.js';
+import { getCheckpoint } from '../../../store/chain.js';
+
+/** Validates the `{wallet}` path parameter (a base58 public key). */
+export function walletParam(raw: unknown): string {
+  const s = typeof raw === 'string' ? raw : '';
+  if (!isAddress(s)) throw new SolgateError('INVALID_PARAMS', 'Invalid wallet address', { details: `'${s}' is not a valid Solana address` });
+  return s;
+}
+
+/** The highest slot reads may report (the ingest checkpoint); -1 before anything was indexed. */
+export async function readableSlot(q: Queryable): Promise<number> {
+  return (await getCheckpoint(q)) ?? -1;
+}
+
+export const walletParamsSchema = {
+  type: 'object',
+  properties: { wallet: { type: 'string' } },
+  required: ['wallet'],
+} as const;
+
+export const errorSchema = {
+  type: 'object',
+  properties: { error: { type: 'string' }, code: { type: 'integer' }, details: { type: 'string' } },
+  required: ['error', 'code'],
+} as const;
+
+export const limitSchema = (def: number) => ({ type: 'integer', minimum: 1, maximum: 100, default: def }) as const;

@@ -1,0 +1,99 @@
+/**
+ * GET /v1/wallet/{wallet}/history: the wallet's transactions with its balance changes, newest first
+ * (`before` pages backwards; `after` pages forwards, oldest first). `tokenAccounts` chooses which links count.
+ */
+import type { FastifyInstance } from 'fastify';
+import { SolgateError } from '../../../core/errors.js';
+import { isSignature, uiAmount } from '../../../core/encoding.js';
+import { NATIVE_DECIMALS } from '../../../core/programs.js';
+import { getTxPosition, queryHistory } from '../../../store/chain.js';
+import type { ApiDeps } from '../../deps.js';
+import { limitSchema, readableSlot, walletParam, walletParamsSchema } from './common.js';
+
+/** The `type` values of the interface (filtering by them needs the transaction classifier). */
+export const HISTORY_TYPES = [
+  'SWAP', 'TRANSFER', 'NFT_SALE', 'NFT_BID', 'NFT_LISTING', 'NFT_MINT', 'NFT_CANCEL_LISTING', 'TOKEN_MINT', 'BURN',
+  'COMPRESSED_NFT_MINT', 'COMPRESSED_NFT_TRANSFER', 'COMPRESSED_NFT_BURN', 'CREATE_STORE', 'WHITELIST_CREATOR',
+  'ADD_TO_WHITELIST', 'REMOVE_FROM_WHITELIST', 'AUCTION_MANAGER_CLAIM_BID', 'EMPTY_PAYMENT_ACCOUNT',
+  'UPDATE_PRIMARY_SALE_METADATA', 'ADD_TOKEN_TO_VAULT', 'ACTIVATE_VAULT', 'INIT_VAULT', 'INIT_BANK', 'INIT_STAKE',
+  'MERGE_STAKE', 'SPLIT_STAKE', 'CREATE_AUCTION_MANAGER', 'START_AUCTION', 'CREATE_AUCTION_MANAGER_V2',
+  'UPDATE_EXTERNAL_PRICE_ACCOUNT', 'EXECUTE_TRANSACTION',
+] as const;
+
+const RELATION = { none: 1, balanceChanged: 2, all: 3 } as const;
+
+interface Query {
+  limit: number;
+  before?: string;
+  after?: string;
+  type?: string;
+  tokenAccounts: keyof typeof RELATION;
+}
+
+/** Renders the stored error value as the string the interface carries. */
+function errorString(err: unknown): string | null {
+  if (err == null) return null;
+  return typeof err === 'string' ? err : JSON.stringify(err);
+}
+
+export function registerHistoryRoute(app: FastifyInstance, deps: ApiDeps): void {
+  app.get(
+    '/v1/wallet/:wallet/history',
+    {
+      schema: {
+        params: walletParamsSchema,
+        querystring: {
+          type: 'object',
+          properties: {
+            limit: limitSchema(100),
+            before: { type: 'string' },
+            after: { type: 'string' },
+            type: { type: 'string', enum: [...HISTORY_TYPES] },
+            tokenAccounts: { type: 'string', enum: Object.keys(RELATION), default: 'balanceChanged' },
+          },
+        },
+      },
+    },
+    async (req) => {
+      const wallet = walletParam((req.params as { wallet: string }).wallet);
+      const q = req.query as Query;
+      if (q.type !== undefined)
+        throw new SolgateError('NOT_SUPPORTED', 'Filtering history by type is not supported yet', {
+          details: 'transaction classification is not available on this server yet; omit `type`',
+        });
+      if (q.before !== undefined && q.after !== undefined)
+        throw new SolgateError('INVALID_PARAMS', 'Use either before or after, not both');
+      const cursor = q.before ?? q.after;
+      let from = null;
+      if (cursor !== undefined) {
+        const name = q.before !== undefined ? 'before' : 'after';
+        if (!isSignature(cursor)) throw new SolgateError('INVALID_PARAMS', `Invalid ${name} cursor`, { details: `'${cursor}' is not a transaction signature` });
+        from = await getTxPosition(deps.db, cursor);
+        if (!from) throw new SolgateError('INVALID_PARAMS', `Unknown ${name} cursor`, { details: `transaction ${cursor} is not indexed` });
+      }
+      const maxSlot = await readableSlot(deps.db);
+      const rows = await queryHistory(deps.db, {
+        address: wallet,
+        maxRelation: RELATION[q.tokenAccounts],
+        limit: q.limit + 1,
+        from,
+        ascending: q.after !== undefined,
+        maxSlot,
+      });
+      const hasMore = rows.length > q.limit;
+      const page = rows.slice(0, q.limit);
+      return {
+        data: page.map((r) => ({
+          signature: r.signature,
+          slot: r.slot,
+          timestamp: r.blockTime,
+          fee: r.fee === null ? 0 : uiAmount(BigInt(r.fee), NATIVE_DECIMALS),
+          feePayer: r.feePayer,
+          error: errorString(r.err),
+          balanceChanges: r.changes.map((c) => ({ mint: c.mint, amount: uiAmount(BigInt(c.amount), c.decimals), decimals: c.decimals })),
+        })),
+        pagination: { hasMore, nextCursor: hasMore ? page[page.length - 1].signature : null },
+      };
+    },
+  );
+}

@@ -1,0 +1,28 @@
+/** The Wallet REST interface (/v1/wallet): key auth, routes, and errors as `{error, code, details?}`. */
+import type { FastifyInstance } from 'fastify';
+import type { ApiDeps } from '../../deps.js';
+import { createAuthenticator } from '../../plugins/auth.js';
+import { normalizeError } from '../../plugins/errors.js';
+import { restErrorBody } from '../../wire/errors.js';
+import { registerIdentityRoutes } from './identity.js';
+import { registerBalancesRoute } from './balances.js';
+import { registerHistoryRoute } from './history.js';
+import { registerTransfersRoute } from './transfers.js';
+import { registerFundedByRoute } from './funded-by.js';
+
+export async function walletApi(app: FastifyInstance, deps: ApiDeps): Promise<void> {
+  const authenticate = createAuthenticator(deps.db, 'rest');
+  app.addHook('preValidation', authenticate);
+  app.setErrorHandler((err, req, reply) => {
+    const e = normalizeError(err);
+    if (e.code === 'INTERNAL') req.log.error({ err }, 'wallet api: internal error');
+    const { status, body } = restErrorBody(e);
+    if (e.retryAfter !== undefined) reply.header('retry-after', String(e.retryAfter));
+    reply.status(status).send(body);
+  });
+  registerIdentityRoutes(app, deps);
+  registerBalancesRoute(app, deps);
+  registerHistoryRoute(app, deps);
+  registerTransfersRoute(app, deps);
+  registerFundedByRoute(app, deps);
+}

@@ -1,0 +1,53 @@
+/**
+ * The JSON-RPC endpoint (POST /): envelope validation, single and batch requests, dispatch to method files,
+ * and every error in the JSON-RPC envelope (auth failures keep their HTTP status, as production clients expect).
+ */
+import type { FastifyInstance } from 'fastify';
+import { SolgateError } from '../../core/errors.js';
+import type { ApiDeps } from '../deps.js';
+import { createAuthenticator } from '../plugins/auth.js';
+import { normalizeError } from '../plugins/errors.js';
+import { rpcErrorBody } from '../wire/errors.js';
+import { methodTable } from './registry.js';
+
+const MAX_BATCH = 100;
+
+export async function jsonRpcApi(app: FastifyInstance, deps: ApiDeps): Promise<void> {
+  const methods = methodTable();
+  const authenticate = createAuthenticator(deps.db, 'rpc');
+  app.addHook('preValidation', authenticate);
+  app.setErrorHandler((err, req, reply) => {
+    const e = normalizeError(err);
+    if (e.code === 'INTERNAL') req.log.error({ err }, 'json-rpc: internal error');
+    const id = (req.body as { id?: unknown } | undefined)?.id ?? null;
+    const { status, body } = rpcErrorBody(e, Array.isArray(req.body) ? null : id);
+    reply.status(status).send(body);
+  });
+
+  async function one(req: unknown): Promise<unknown> {
+    const r = req as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown } | null;
+    const id = r && typeof r === 'object' && 'id' in r ? r.id : null;
+    try {
+      if (!r || typeof r !== 'object' || Array.isArray(r) || r.jsonrpc !== '2.0' || typeof r.method !== 'string')
+        throw new SolgateError('INVALID_REQUEST', 'Invalid request');
+      const m = methods.get(r.method);
+      if (!m) throw new SolgateError('METHOD_NOT_FOUND', 'Method not found');
+      const result = await m.handler(r.params, deps);
+      return { jsonrpc: '2.0', result, id };
+    } catch (err) {
+      const e = normalizeError(err);
+      if (e.code === 'INTERNAL') app.log.error({ err }, 'json-rpc: internal error');
+      return rpcErrorBody(e, id).body;
+    }
+  }
+
+  app.post('/', async (req) => {
+    const body = req.body;
+    if (Array.isArray(body)) {
+      if (body.length === 0) throw new SolgateError('INVALID_REQUEST', 'Empty batch');
+      if (body.length > MAX_BATCH) throw new SolgateError('INVALID_REQUEST', `Batch too large: at most ${MAX_BATCH} requests`);
+      return Promise.all(body.map(one));
+    }
+    return one(body);
+  });
+}

@@ -1,0 +1,11 @@
+/** getIndexerSlot: the highest slot fully indexed (Photon interface; result is a bare integer, no context). */
+import { getCheckpoint } from '../../../store/chain.js';
+import type { RpcMethod } from '../method.js';
+
+export const getIndexerSlot: RpcMethod = {
+  name: 'getIndexerSlot',
+  credits: 10,
+  async handler(_params, deps) {
+    return (await getCheckpoint(deps.db)) ?? 0;
+  },
+};

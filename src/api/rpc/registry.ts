@@ -1,0 +1,14 @@
+/** Every JSON-RPC method the gateway serves, by wire name and alias. */
+import type { RpcMethod } from './method.js';
+import { getIndexerSlot } from './methods/getIndexerSlot.js';
+
+export const RPC_METHODS: RpcMethod[] = [getIndexerSlot];
+
+export function methodTable(methods: RpcMethod[] = RPC_METHODS): Map<string, RpcMethod> {
+  const m = new Map<string, RpcMethod>();
+  for (const method of methods) for (const n of [method.name, ...(method.aliases ?? [])]) {
+    if (m.has(n)) throw new Error(`duplicate JSON-RPC method name ${n}`);
+    m.set(n, method);
+  }
+  return m;
+}

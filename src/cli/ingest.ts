@@ -1,0 +1,47 @@
+/** `solgate ingest` (follow a cluster) and `solgate replay` (ingest recorded files, then exit). */
+import { openRuntime } from './runtime.js';
+import { createIngester } from '../ingest/pipeline.js';
+import { replayInto } from '../ingest/replay.js';
+import { createRpcPoller } from '../sources/rpc-poller.js';
+import { UsageError } from './usage-error.js';
+import { getCheckpoint } from '../store/chain.js';
+
+export async function runIngest(opts: { rpc?: string; fromSlot?: number }): Promise<number> {
+  const rt = await openRuntime();
+  const url = opts.rpc ?? rt.config.rpcUrl;
+  if (!url) throw new UsageError('ingest needs --rpc URL (or SOLANA_RPC_URL)');
+  const ctl = new AbortController();
+  const stop = () => ctl.abort();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  const poller = createRpcPoller({ url, commitment: rt.config.commitment, concurrency: rt.config.ingestConcurrency, pollIntervalMs: rt.config.pollIntervalMs, logger: rt.logger });
+  try {
+    const ingester = createIngester(rt.db, rt.logger);
+    // Without a checkpoint, start at SOLGATE_START_SLOT or at the current tip (history before it is not fetched).
+    const startSlot = (await getCheckpoint(rt.db)) === null ? (rt.config.startSlot ?? (await tipOf(url))) : undefined;
+    await ingester.run(poller, { startSlot, fromSlot: opts.fromSlot, signal: ctl.signal });
+    rt.logger.info(ingester.stats, 'ingest: stopped');
+  } finally {
+    await poller.close();
+    await rt.db.close();
+  }
+  return 0;
+}
+
+async function tipOf(url: string): Promise<number> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getSlot', params: [{ commitment: 'confirmed' }] }) });
+  const body = (await res.json()) as { result?: number };
+  if (typeof body.result !== 'number') throw new Error(`getSlot failed at ${url}`);
+  return body.result;
+}
+
+export async function runReplay(paths: string[]): Promise<number> {
+  const rt = await openRuntime();
+  try {
+    const r = await replayInto(rt.db, paths, rt.logger);
+    console.log(`replayed ${r.files} files: ${r.transactions} transactions in ${r.blocks} blocks, ${r.accounts} account updates; checkpoint slot ${r.checkpoint}`);
+  } finally {
+    await rt.db.close();
+  }
+  return 0;
+}

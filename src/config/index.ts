@@ -1,0 +1,95 @@
+/**
+ * Configuration: every environment variable solgate reads, with its default, read and validated once.
+ * This is the only module that reads `process.env`; the README's configuration table is this list.
+ */
+
+export interface EnvVar {
+  name: string;
+  default: string | undefined;
+  description: string;
+}
+
+/** The table of variables (README mirrors it; `solgate config` prints it). */
+export const ENV_VARS: EnvVar[] = [
+  { name: 'PORT', default: '8080', description: 'HTTP port of the gateway' },
+  { name: 'HOST', default: '0.0.0.0', description: 'Interface the HTTP server binds to' },
+  { name: 'DATABASE_URL', default: undefined, description: 'PostgreSQL connection string; unset = embedded PostgreSQL (PGlite) in SOLGATE_DATA_DIR' },
+  { name: 'DATABASE_POOL_SIZE', default: '10', description: 'Connections in the PostgreSQL pool' },
+  { name: 'SOLGATE_DATA_DIR', default: './.data', description: 'Directory of the embedded database (used when DATABASE_URL is unset)' },
+  { name: 'SOLANA_RPC_URL', default: undefined, description: 'Cluster JSON-RPC URL to index; unset = the built-in localnet (serve --demo) or no ingestion (serve)' },
+  { name: 'SOLGATE_COMMITMENT', default: 'confirmed', description: 'Commitment used when polling the cluster (confirmed | finalized)' },
+  { name: 'SOLGATE_START_SLOT', default: undefined, description: 'Slot to start indexing from when no checkpoint exists; unset = the current tip' },
+  { name: 'SOLGATE_INGEST_CONCURRENCY', default: '8', description: 'getBlock requests in flight while catching up' },
+  { name: 'SOLGATE_POLL_INTERVAL_MS', default: '400', description: 'How often the poller asks for new slots when caught up' },
+  { name: 'SOLGATE_TOKENS_FILE', default: 'data/tokens.json', description: 'Token registry: prices (USD), symbols, names and logos by mint (JSON); reloaded when it changes' },
+  { name: 'SOLGATE_IDENTITIES_FILE', default: 'data/known-entities.csv', description: 'Known-entity registry loaded into an empty database at start (CSV or JSON); `solgate identities import` adds more' },
+  { name: 'SOLGATE_EXPLORER_TX_URL', default: 'https://orbmarkets.io/tx/', description: 'Prefix of funded-by `explorerUrl`' },
+  { name: 'SOLGATE_TRUST_PROXY', default: 'false', description: 'Trust X-Forwarded-For for client IPs (IP allow-lists behind a proxy): false | true | hop count | CIDR list' },
+  { name: 'SOLGATE_LOCALNET_PORT', default: '8899', description: 'Port of the built-in localnet JSON-RPC (serve --demo, localnet); 0 = any free port' },
+  { name: 'SOLGATE_LOCALNET_SLOT_MS', default: '400', description: 'Slot time of the built-in localnet' },
+  { name: 'REDIS_URL', default: undefined, description: 'Redis for shared rate limits and key revocation across processes (unset = in-process)' },
+  { name: 'LOG_LEVEL', default: 'info', description: 'pino log level (fatal … trace, silent)' },
+];
+
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string | undefined;
+  databasePoolSize: number;
+  dataDir: string;
+  rpcUrl: string | undefined;
+  commitment: 'confirmed' | 'finalized';
+  startSlot: number | undefined;
+  ingestConcurrency: number;
+  pollIntervalMs: number;
+  tokensFile: string;
+  identitiesFile: string;
+  explorerTxUrl: string;
+  trustProxy: boolean | number | string;
+  localnetPort: number;
+  localnetSlotMs: number;
+  redisUrl: string | undefined;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {}
+
+function int(name: string, v: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(`${name} must be an integer in [${min}, ${max}], got "${v}"`);
+  return n;
+}
+
+/** Reads and validates the environment (defaults applied). Throws ConfigError naming the bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const get = (name: string): string | undefined => {
+    const v = env[name];
+    if (v !== undefined && v !== '') return v;
+    return ENV_VARS.find((e) => e.name === name)?.default;
+  };
+  const commitment = get('SOLGATE_COMMITMENT');
+  if (commitment !== 'confirmed' && commitment !== 'finalized')
+    throw new ConfigError(`SOLGATE_COMMITMENT must be confirmed or finalized, got "${commitment}"`);
+  const start = get('SOLGATE_START_SLOT');
+  const tp = get('SOLGATE_TRUST_PROXY')!;
+  return {
+    port: int('PORT', get('PORT')!, 0, 65535),
+    host: get('HOST')!,
+    databaseUrl: get('DATABASE_URL'),
+    databasePoolSize: int('DATABASE_POOL_SIZE', get('DATABASE_POOL_SIZE')!, 1, 1000),
+    dataDir: get('SOLGATE_DATA_DIR')!,
+    rpcUrl: get('SOLANA_RPC_URL'),
+    commitment,
+    startSlot: start === undefined ? undefined : int('SOLGATE_START_SLOT', start, 0),
+    ingestConcurrency: int('SOLGATE_INGEST_CONCURRENCY', get('SOLGATE_INGEST_CONCURRENCY')!, 1, 256),
+    pollIntervalMs: int('SOLGATE_POLL_INTERVAL_MS', get('SOLGATE_POLL_INTERVAL_MS')!, 10),
+    tokensFile: get('SOLGATE_TOKENS_FILE')!,
+    identitiesFile: get('SOLGATE_IDENTITIES_FILE')!,
+    explorerTxUrl: get('SOLGATE_EXPLORER_TX_URL')!,
+    trustProxy: tp === 'true' ? true : tp === 'false' ? false : /^\d+$/.test(tp) ? Number(tp) : tp,
+    localnetPort: int('SOLGATE_LOCALNET_PORT', get('SOLGATE_LOCALNET_PORT')!, 0, 65535),
+    localnetSlotMs: int('SOLGATE_LOCALNET_SLOT_MS', get('SOLGATE_LOCALNET_SLOT_MS')!, 10),
+    redisUrl: get('REDIS_URL'),
+    logLevel: get('LOG_LEVEL')!,
+  };
+}

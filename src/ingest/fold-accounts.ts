@@ -1,0 +1,59 @@
+/**
+ * foldAccounts: account updates (snapshots, replay files, fetches after a block) → a BlockUpdate. Pure.
+ * An account's state at slot S is positioned after every transaction of S, so it overrides what those
+ * transactions implied and is overridden by anything later.
+ */
+import type { AccountUpdate } from '../core/model.js';
+import { accountPos, emptyUpdate, type BlockUpdate } from '../store/block-update.js';
+import { decodeTokenProgramAccount } from '../parsers/accounts/token-program.js';
+import { decodeNameRecord } from '../parsers/accounts/name-service.js';
+
+/** Supply set from a mint snapshot sorts after every supply change of the same slot. */
+const SNAPSHOT_ORD = 2_147_483_647;
+
+export function foldAccounts(updates: AccountUpdate[]): BlockUpdate {
+  const u = emptyUpdate(0);
+  for (const a of updates) {
+    u.slot = Math.max(u.slot, a.slot);
+    const pos = accountPos(a.slot);
+    u.solBalances.push({ address: a.pubkey, lamports: a.lamports, pos });
+    const tok = decodeTokenProgramAccount(a);
+    if (tok?.kind === 'mint') {
+      u.mints.push({
+        address: tok.address,
+        program: tok.program,
+        decimals: tok.decimals,
+        mintAuthority: tok.mintAuthority,
+        mintAuthorityPos: pos,
+        freezeAuthority: tok.freezeAuthority,
+        freezeAuthorityPos: pos,
+        supplyBase: tok.supply,
+        supplyPos: pos,
+        supplyOrd: SNAPSHOT_ORD,
+      });
+      for (const [extension, data] of Object.entries(tok.extensions)) u.tokenExtensions.push({ target: tok.address, extension, data, pos });
+    } else if (tok?.kind === 'account') {
+      u.tokenAccounts.push({
+        address: tok.address,
+        mint: tok.mint,
+        owner: tok.owner,
+        program: tok.program,
+        closed: false,
+        ownerPos: pos,
+        amount: tok.amount,
+        amountPos: pos,
+        delegate: tok.delegate,
+        delegatedAmount: tok.delegate ? tok.delegatedAmount : null,
+        delegatePos: pos,
+        frozen: tok.state === 'frozen',
+        frozenPos: pos,
+        closeAuthority: tok.closeAuthority,
+        closeAuthorityPos: pos,
+      });
+      for (const [extension, data] of Object.entries(tok.extensions)) u.tokenExtensions.push({ target: tok.address, extension, data, pos });
+    }
+    const name = decodeNameRecord(a);
+    if (name) u.nameRecords.push({ ...name, slot: a.slot, writeVersion: a.writeVersion });
+  }
+  return u;
+}

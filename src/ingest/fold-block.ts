@@ -1,0 +1,259 @@
+/**
+ * foldBlock: a block's transactions (and their parsed events) → one BlockUpdate, grouped by table family.
+ * Pure: no database, clock or network. Facts the block itself cannot give (owners of token accounts a
+ * meta-less record touches) come in through `known`, prefetched by the pipeline.
+ */
+import type { Block, NormalizedTx } from '../core/model.js';
+import { isWritable } from '../core/model.js';
+import { NATIVE_DECIMALS, NATIVE_MINT, VOTE_PROGRAM } from '../core/programs.js';
+import type { DomainEvent } from '../parsers/events.js';
+import type { BalanceChange, BlockUpdate, TokenAccountPatch } from '../store/block-update.js';
+import { emptyUpdate, posOf } from '../store/block-update.js';
+import { solDeltas, tokenDeltas } from './balances.js';
+import { isInfrastructureAddress } from './infrastructure.js';
+
+/** What the store already knows about a token account. */
+export interface KnownTokenAccount {
+  owner: string | null;
+  mint: string | null;
+  decimals: number | null;
+}
+
+export interface FoldContext {
+  /** Token accounts referenced by events without meta to resolve them. */
+  tokenAccounts: Map<string, KnownTokenAccount>;
+  /** Decimals of mints referenced by events without meta. */
+  mintDecimals: Map<string, number>;
+}
+
+export const emptyContext = (): FoldContext => ({ tokenAccounts: new Map(), mintDecimals: new Map() });
+
+export interface ParsedTx {
+  tx: NormalizedTx;
+  events: DomainEvent[];
+}
+
+/** Token accounts an event names, so the pipeline can prefetch their owners when meta does not tell. */
+export function tokenAccountsNeeded(p: ParsedTx): string[] {
+  const inMeta = new Set<string>();
+  for (const b of [...(p.tx.meta?.preTokenBalances ?? []), ...(p.tx.meta?.postTokenBalances ?? [])])
+    inMeta.add(p.tx.accountKeys[b.accountIndex]);
+  const out: string[] = [];
+  for (const e of p.events) {
+    if (e.kind === 'token.transfer') {
+      if (!inMeta.has(e.source)) out.push(e.source);
+      if (!inMeta.has(e.destination)) out.push(e.destination);
+    }
+  }
+  return out;
+}
+
+/** Whether a transaction is a vote (votes are not indexed: they concern no wallet activity). */
+export function isVoteTx(tx: NormalizedTx): boolean {
+  return tx.isVote || (tx.instructions.length > 0 && tx.instructions.every((i) => tx.accountKeys[i.programIdIndex] === VOTE_PROGRAM));
+}
+
+/**
+ * Recorded single transactions do not say where in their slot they ran. Changes of two such transactions in one
+ * slot are ordered by a value derived from the signature, so the result never depends on the input order.
+ */
+export function unknownIndexTiebreak(signature: string): number {
+  let h = 0;
+  for (let i = 0; i < signature.length; i++) h = (h * 31 + signature.charCodeAt(i)) >>> 0;
+  return 1 + (h % 999_990);
+}
+
+export function foldBlock(block: Block, parsed: ParsedTx[], ctx: FoldContext = emptyContext()): BlockUpdate {
+  const u = emptyUpdate(block.slot);
+  if (block.blockhash !== null)
+    u.block = {
+      slot: block.slot,
+      parentSlot: block.parentSlot,
+      blockhash: block.blockhash,
+      blockTime: block.blockTime,
+      blockHeight: block.blockHeight,
+      txCount: block.transactions.length,
+    };
+  for (const p of parsed) {
+    u.slot = Math.max(u.slot, p.tx.slot);
+    foldTx(u, p, ctx);
+  }
+  return u;
+}
+
+function foldTx(u: BlockUpdate, { tx, events }: ParsedTx, ctx: FoldContext): void {
+  const txIndex = tx.indexInBlock ?? 0;
+  const pos = posOf(tx.slot, tx.indexInBlock ?? unknownIndexTiebreak(tx.signature));
+  const meta = tx.meta;
+  u.transactions.push({
+    signature: tx.signature,
+    slot: tx.slot,
+    txIndex,
+    blockTime: tx.blockTime,
+    fee: meta ? meta.fee : null,
+    feePayer: tx.accountKeys[0],
+    err: meta?.err ?? null,
+    hasMeta: meta !== null,
+  });
+
+  const invoked = new Set<number>();
+  for (const ix of tx.instructions) invoked.add(ix.programIdIndex);
+  for (const g of tx.innerInstructions) for (const ix of g.instructions) invoked.add(ix.programIdIndex);
+  /** Keys that are wallets/accounts rather than programs being called or sysvars. */
+  const isAccountKey = (i: number) =>
+    !isInfrastructureAddress(tx.accountKeys[i]) && !(invoked.has(i) && isWritable(tx, i) !== true);
+
+  // relation per address, and balance changes per address
+  const relation = new Map<string, 1 | 2 | 3>();
+  const changes = new Map<string, Map<string, { amount: bigint; decimals: number }>>();
+  const addChange = (addr: string, mint: string, amount: bigint, decimals: number) => {
+    if (amount === 0n) return;
+    let m = changes.get(addr);
+    if (!m) changes.set(addr, (m = new Map()));
+    const cur = m.get(mint);
+    m.set(mint, { amount: (cur?.amount ?? 0n) + amount, decimals });
+  };
+  tx.accountKeys.forEach((k, i) => {
+    if (isAccountKey(i)) relation.set(k, 1);
+  });
+
+  // Native balances and their changes.
+  if (meta) {
+    tx.accountKeys.forEach((k, i) => {
+      if (!isAccountKey(i) || meta.postBalances[i] === undefined) return;
+      u.solBalances.push({ address: k, lamports: meta.postBalances[i], pos });
+    });
+    for (const d of solDeltas(tx)) if (relation.has(d.account)) addChange(d.account, NATIVE_MINT, d.delta, NATIVE_DECIMALS);
+  }
+
+  // Token account facts known from the transaction itself (meta balances, then initialisations in it).
+  const taInfo = new Map<string, KnownTokenAccount & { program: string | null }>();
+  for (const d of tokenDeltas(tx)) {
+    taInfo.set(d.account, { owner: d.owner, mint: d.mint, decimals: d.decimals, program: d.programId });
+    u.mints.push({ address: d.mint, decimals: d.decimals, ...(d.programId ? { program: d.programId } : {}) });
+    if (d.owner) {
+      const r: 2 | 3 = d.changed ? 2 : 3;
+      const cur = relation.get(d.owner);
+      if (cur === undefined || r < cur) relation.set(d.owner, r);
+      addChange(d.owner, d.mint, d.delta, d.decimals);
+    }
+  }
+  for (const e of events)
+    if (e.kind === 'token.initAccount' && !taInfo.has(e.account))
+      taInfo.set(e.account, { owner: e.owner, mint: e.mint, decimals: null, program: e.program });
+  const resolve = (account: string) => taInfo.get(account) ?? ctx.tokenAccounts.get(account) ?? null;
+
+  for (const [address, rel] of relation) {
+    const c = changes.get(address);
+    const list: BalanceChange[] | null = c
+      ? [...c].map(([mint, v]) => ({ mint, amount: v.amount.toString(), decimals: v.decimals }))
+      : null;
+    u.addressLinks.push({ address, slot: tx.slot, txIndex, signature: tx.signature, relation: rel, changes: list });
+  }
+
+  foldEvents(u, tx, events, pos, txIndex, resolve, ctx);
+
+  // Absolute token balances after the transaction come last so they win over same-position event patches.
+  if (meta && !meta.err && meta.postTokenBalances) {
+    const inPost = new Set(meta.postTokenBalances.map((b) => `${b.accountIndex}:${b.mint}`));
+    for (const d of tokenDeltas(tx)) {
+      const closed = !inPost.has(`${tx.accountKeys.indexOf(d.account)}:${d.mint}`);
+      u.tokenAccounts.push({
+        address: d.account,
+        mint: d.mint,
+        owner: d.owner,
+        program: d.programId,
+        closed,
+        ownerPos: pos,
+        amount: closed ? 0n : d.post,
+        amountPos: pos,
+      });
+    }
+  }
+}
+
+function foldEvents(
+  u: BlockUpdate,
+  tx: NormalizedTx,
+  events: DomainEvent[],
+  pos: number,
+  txIndex: number,
+  resolve: (a: string) => KnownTokenAccount | null,
+  ctx: FoldContext,
+): void {
+  const base = { slot: tx.slot, txIndex, signature: tx.signature, blockTime: tx.blockTime };
+  const ta = (p: TokenAccountPatch) => u.tokenAccounts.push(p);
+  events.forEach((e, ord) => {
+    switch (e.kind) {
+      case 'sol.transfer': {
+        if (e.lamports <= 0n) break;
+        u.transfers.push({ ...base, ord, wallet: e.from, direction: 'o', counterparty: e.to, mint: NATIVE_MINT, amount: e.lamports, decimals: NATIVE_DECIMALS });
+        u.transfers.push({ ...base, ord, wallet: e.to, direction: 'i', counterparty: e.from, mint: NATIVE_MINT, amount: e.lamports, decimals: NATIVE_DECIMALS });
+        if (e.from !== e.to)
+          u.funding.push({ wallet: e.to, funder: e.from, lamports: e.lamports, signature: tx.signature, slot: tx.slot, txIndex, ord, blockTime: tx.blockTime });
+        break;
+      }
+      case 'token.transfer': {
+        const src = resolve(e.source);
+        const dst = resolve(e.destination);
+        const mint = e.mint ?? src?.mint ?? dst?.mint ?? null;
+        const decimals = e.decimals ?? src?.decimals ?? dst?.decimals ?? (mint ? ctx.mintDecimals.get(mint) : undefined) ?? null;
+        if (!mint || decimals === null || e.amount <= 0n) break;
+        const from = src?.owner ?? null;
+        const to = dst?.owner ?? null;
+        if (from) u.transfers.push({ ...base, ord, wallet: from, direction: 'o', counterparty: to ?? e.destination, mint, amount: e.amount, decimals });
+        if (to) u.transfers.push({ ...base, ord, wallet: to, direction: 'i', counterparty: from ?? e.source, mint, amount: e.amount, decimals });
+        break;
+      }
+      case 'token.initMint':
+        u.mints.push({
+          address: e.mint,
+          program: e.program,
+          decimals: e.decimals,
+          initPos: pos,
+          mintAuthority: e.mintAuthority,
+          mintAuthorityPos: pos,
+          freezeAuthority: e.freezeAuthority,
+          freezeAuthorityPos: pos,
+          supplyBase: 0n,
+          supplyPos: pos,
+          supplyOrd: ord,
+        });
+        break;
+      case 'token.mintTo':
+        u.supplyChanges.push({ mint: e.mint, signature: tx.signature, ord, pos, delta: e.amount });
+        break;
+      case 'token.burn':
+        u.supplyChanges.push({ mint: e.mint, signature: tx.signature, ord, pos, delta: -e.amount });
+        break;
+      case 'token.initAccount':
+        ta({ address: e.account, mint: e.mint, owner: e.owner, program: e.program, closed: false, ownerPos: pos, amount: 0n, amountPos: pos, delegate: null, delegatedAmount: null, delegatePos: pos, frozen: false, frozenPos: pos });
+        break;
+      case 'token.closeAccount':
+        ta({ address: e.account, closed: true, ownerPos: pos, amount: 0n, amountPos: pos });
+        break;
+      case 'token.approve':
+        ta({ address: e.account, delegate: e.delegate, delegatedAmount: e.amount, delegatePos: pos });
+        break;
+      case 'token.revoke':
+        ta({ address: e.account, delegate: null, delegatedAmount: null, delegatePos: pos });
+        break;
+      case 'token.freeze':
+      case 'token.thaw':
+        ta({ address: e.account, frozen: e.kind === 'token.freeze', frozenPos: pos });
+        break;
+      case 'token.setAuthority':
+        if (e.authorityType === 'mintTokens') u.mints.push({ address: e.target, mintAuthority: e.newAuthority, mintAuthorityPos: pos });
+        else if (e.authorityType === 'freezeAccount') u.mints.push({ address: e.target, freezeAuthority: e.newAuthority, freezeAuthorityPos: pos });
+        else if (e.authorityType === 'accountOwner') ta({ address: e.target, owner: e.newAuthority, ownerPos: pos });
+        else if (e.authorityType === 'closeAccount') ta({ address: e.target, closeAuthority: e.newAuthority, closeAuthorityPos: pos });
+        else u.tokenExtensions.push({ target: e.target, extension: `authority:${e.authorityType}`, data: { authority: e.newAuthority }, pos });
+        break;
+      case 'token.extension':
+        u.tokenExtensions.push({ target: e.target, extension: e.extension, data: { action: e.action, ...e.data }, pos });
+        break;
+      default:
+        break;
+    }
+  });
+}

@@ -1,0 +1,131 @@
+/**
+ * The ingest pipeline: source → walk/parse (pure) → fold (pure) → store.writeUpdates (one SQL transaction).
+ * Blocks that arrive while a write is in flight are written together in the next transaction, so catching
+ * up is batched and a live tip is written block by block.
+ */
+import type { Logger } from 'pino';
+import type { AccountUpdate, Block } from '../core/model.js';
+import type { Db } from '../store/db.js';
+import { writeUpdates } from '../store/write-block.js';
+import { getCheckpoint } from '../store/chain.js';
+import { queryMintDecimals, queryTokenAccountInfo } from '../store/tokens.js';
+import type { BlockUpdate } from '../store/block-update.js';
+import { parseTransaction } from '../parsers/registry.js';
+import type { BlockSource } from '../sources/source.js';
+import { foldBlock, isVoteTx, tokenAccountsNeeded, type FoldContext, type ParsedTx } from './fold-block.js';
+import { foldAccounts } from './fold-accounts.js';
+
+export interface IngestStats {
+  blocks: number;
+  transactions: number;
+  accounts: number;
+  lastSlot: number | null;
+  writes: number;
+}
+
+export interface Ingester {
+  stats: IngestStats;
+  /** Parses, folds and writes blocks in one transaction. */
+  ingestBlocks(blocks: Block[]): Promise<void>;
+  /** Folds and writes account updates in one transaction. */
+  ingestAccounts(updates: AccountUpdate[]): Promise<void>;
+  /**
+   * Follows a source until it ends or `signal` aborts: from `fromSlot` when given, else from checkpoint + 1, else
+   * from `startSlot` (0 by default).
+   */
+  run(source: BlockSource, opts?: { startSlot?: number; fromSlot?: number; signal?: AbortSignal; maxBatch?: number }): Promise<void>;
+}
+
+export function createIngester(db: Db, logger?: Logger): Ingester {
+  const stats: IngestStats = { blocks: 0, transactions: 0, accounts: 0, lastSlot: null, writes: 0 };
+
+  async function prepare(blocks: Block[]): Promise<BlockUpdate[]> {
+    const parsed = blocks.map((b) => {
+      const txs = b.transactions.filter((t) => !isVoteTx(t));
+      return txs.map((tx): ParsedTx => ({ tx, events: parseTransaction(tx) }));
+    });
+    const ctx = await lookupContext(db, parsed.flat());
+    return blocks.map((b, i) => foldBlock(b, parsed[i], ctx));
+  }
+
+  const ingester: Ingester = {
+    stats,
+    async ingestBlocks(blocks) {
+      if (!blocks.length) return;
+      const updates = await prepare(blocks);
+      await writeUpdates(db, updates);
+      stats.blocks += blocks.length;
+      stats.transactions += blocks.reduce((s, b) => s + b.transactions.length, 0);
+      stats.lastSlot = Math.max(stats.lastSlot ?? 0, ...blocks.map((b) => b.slot));
+      stats.writes++;
+    },
+    async ingestAccounts(updates) {
+      if (!updates.length) return;
+      await writeUpdates(db, [foldAccounts(updates)]);
+      stats.accounts += updates.length;
+      stats.writes++;
+    },
+    async run(source, opts = {}) {
+      const cp = await getCheckpoint(db);
+      const from = opts.fromSlot ?? (cp !== null ? cp + 1 : (opts.startSlot ?? 0));
+      logger?.info({ source: source.name, from }, 'ingest: starting');
+      const maxBatch = opts.maxBatch ?? 64;
+      // Our own signal, so a failed write also stops the reader.
+      const inner = new AbortController();
+      const onAbort = () => inner.abort();
+      opts.signal?.addEventListener('abort', onAbort, { once: true });
+      const signal = inner.signal;
+      const queue: Block[] = [];
+      let done = false;
+      let failure: unknown = null;
+      let wake: (() => void) | null = null;
+      const notify = () => {
+        const w = wake;
+        wake = null;
+        w?.();
+      };
+      // Reader: pulls from the source while the writer writes, with bounded buffering.
+      const reader = (async () => {
+        try {
+          for await (const b of source.blocks(from, signal)) {
+            queue.push(b);
+            notify();
+            while (queue.length >= maxBatch * 4 && !signal.aborted) await new Promise((r) => setTimeout(r, 5));
+          }
+        } catch (e) {
+          if (!signal.aborted) failure = e;
+        } finally {
+          done = true;
+          notify();
+        }
+      })();
+      try {
+        while (true) {
+          if (!queue.length) {
+            if (done) break;
+            await new Promise<void>((r) => (wake = r));
+            continue;
+          }
+          const batch = queue.splice(0, maxBatch);
+          await ingester.ingestBlocks(batch);
+          logger?.debug({ slots: [batch[0].slot, batch[batch.length - 1].slot] }, 'ingest: wrote blocks');
+        }
+      } finally {
+        inner.abort();
+        opts.signal?.removeEventListener('abort', onAbort);
+        await reader;
+      }
+      if (failure) throw failure;
+    },
+  };
+  return ingester;
+}
+
+/** Owners/mints of token accounts that events name but transaction meta does not describe. */
+async function lookupContext(db: Db, parsed: ParsedTx[]): Promise<FoldContext> {
+  const need = [...new Set(parsed.flatMap(tokenAccountsNeeded))];
+  const tokenAccounts = await queryTokenAccountInfo(db, need);
+  const mints = [...new Set([...tokenAccounts.values()].flatMap((t) => (t.mint && t.decimals == null ? [t.mint] : [])))];
+  const mintDecimals = await queryMintDecimals(db, mints);
+  return { tokenAccounts, mintDecimals };
+}

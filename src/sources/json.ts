@@ -1,0 +1,48 @@
+/**
+ * JSON parsing for chain data without silent precision loss.
+ *
+ * Solana JSON-RPC and recorded files carry u64 values (lamports, `rentEpoch`, write versions) as bare JSON
+ * numbers. `JSON.parse` rounds anything above 2^53 (a localnet faucet holds ~5e17 lamports), so the sources
+ * parse through {@link parseJsonLossless}, which turns integer literals of 16+ digits into strings first; the
+ * normalisers accept digit strings wherever they expect an integer.
+ */
+
+/** Matches a JSON string (skipped as a whole) or a bare integer literal of 16 or more digits. */
+const STRING_OR_BIG_INT = /"(?:[^"\\]|\\.)*"|(?<![\d.eE+-])-?\d{16,}(?![\d.eE])/g;
+const HAS_LONG_DIGIT_RUN = /\d{16}/;
+
+/**
+ * `JSON.parse`, except that integer literals too long to be exact as a JS number become decimal strings.
+ * Throws the `JSON.parse` SyntaxError on invalid input.
+ */
+export function parseJsonLossless(text: string): unknown {
+  if (!HAS_LONG_DIGIT_RUN.test(text)) return JSON.parse(text);
+  // Strings are matched (and kept) whole, so digits inside strings are never touched; in valid JSON every
+  // position between matches lies outside a string.
+  const safe = text.replace(STRING_OR_BIG_INT, (m) => (m.charCodeAt(0) === 34 /* " */ ? m : `"${m}"`));
+  return JSON.parse(safe);
+}
+
+/**
+ * Parses a recorded file: one JSON document, or JSON lines (one document per non-empty line).
+ * Returns the documents; throws an Error naming `label` when neither form parses.
+ */
+export function parseJsonDocuments(text: string, label: string): unknown[] {
+  const trimmed = text.trim();
+  if (trimmed === '') throw new Error(`${label}: file is empty`);
+  try {
+    return [parseJsonLossless(trimmed)];
+  } catch (whole) {
+    const lines = trimmed.split(/\r?\n/).filter((l) => l.trim() !== '');
+    if (lines.length < 2) throw new Error(`${label}: invalid JSON: ${(whole as Error).message}`);
+    return lines.map((line, i) => {
+      try {
+        return parseJsonLossless(line);
+      } catch (e) {
+        throw new Error(
+          `${label}: invalid JSON: ${(whole as Error).message} (nor JSON lines: line ${i + 1}: ${(e as Error).message})`,
+        );
+      }
+    });
+  }
+}

@@ -1,0 +1,220 @@
+/**
+ * Replays recorded chain data from files: the offline source behind `--replay`, the test suites and the demo.
+ *
+ * Each file's kind is detected from its content, not its name (the Photon fixtures have no extension):
+ * - a JSON-RPC `getTransaction` result (`transaction` + `slot`),
+ * - a `getBlock` result (`transactions` array + `blockhash`); its slot is the `slot` field when present, else the
+ *   file name (`<slot>` or `<slot>.json`), because recorded block files carry the slot only in their name,
+ * - a Geyser-style transaction record (`outerInstructions`),
+ * - an account snapshot (`pubkey` + `lamports` + `owner`),
+ * - a JSON array of any of these, JSON lines, or a JSON-RPC envelope (`{jsonrpc, result}`) around one.
+ *
+ * Order is exactly the given one (files in argument order, directories expanded recursively in sorted name
+ * order, records in file order), NOT slot order: recorded fixtures come in arbitrary order and a scenario may
+ * depend on applying an account snapshot between two transactions. Consecutive single transactions of the same
+ * slot are grouped into one `Block` (without blockhash/parent). The ingester must therefore accept blocks whose
+ * slot is lower than or equal to one already applied when it consumes a replay source.
+ */
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import type { AccountUpdate, Block, NormalizedTx } from '../core/model.js';
+import { isObject } from './fields.js';
+import { parseJsonDocuments } from './json.js';
+import {
+  normalizeAccountSnapshot,
+  normalizeGeyserTransaction,
+  normalizeRpcBlock,
+  normalizeRpcTransaction,
+} from './normalize-rpc.js';
+import type { AccountSource, BlockSource } from './source.js';
+
+/** One step of a replay, in the order it must be applied. */
+export type ReplayItem =
+  | { kind: 'block'; block: Block; file: string }
+  | { kind: 'accounts'; accounts: AccountUpdate[]; file: string };
+
+export interface ReplaySource extends BlockSource, AccountSource {
+  /** The files that will be read, in order (directories expanded). */
+  files(): Promise<string[]>;
+  /**
+   * Blocks and account batches interleaved in input order: the stream the ingester should consume for a replay,
+   * so accounts and transactions are applied exactly as recorded on the command line. Ends after the last file
+   * or as soon as `signal` aborts.
+   */
+  items(signal?: AbortSignal): AsyncIterable<ReplayItem>;
+}
+
+export interface ReplayOptions {
+  /** Source name for logs/metrics; default `replay:<n> path(s)`. */
+  name?: string;
+  /** Largest account batch emitted (consecutive snapshots are batched up to this size). Default 1000. */
+  maxAccountBatch?: number;
+}
+
+type RecordItem =
+  | { kind: 'tx'; tx: NormalizedTx }
+  | { kind: 'block'; block: Block }
+  | { kind: 'account'; account: AccountUpdate };
+
+/**
+ * Creates a replay source over files and directories. Nothing is read until iteration starts; files are read
+ * one at a time. Any unreadable or unrecognised file fails the iteration with an Error naming the file.
+ *
+ * `blocks(fromSlot)` yields only blocks with `slot >= fromSlot` (pass 0 to replay everything, since recorded
+ * files are not in slot order); `accounts()` yields only the account batches; `items()` yields both interleaved.
+ */
+export function createReplaySource(paths: string[], opts: ReplayOptions = {}): ReplaySource {
+  const maxBatch = opts.maxAccountBatch ?? 1000;
+  const name = opts.name ?? `replay:${paths.length} path${paths.length === 1 ? '' : 's'}`;
+
+  async function* items(signal?: AbortSignal): AsyncGenerator<ReplayItem> {
+    let group: NormalizedTx[] = [];
+    let groupFile = '';
+    let batch: AccountUpdate[] = [];
+    let batchFile = '';
+    const takeGroup = (): ReplayItem[] => {
+      if (group.length === 0) return [];
+      const block = blockOf(group);
+      group = [];
+      return [{ kind: 'block', block, file: groupFile }];
+    };
+    const takeBatch = (): ReplayItem[] => {
+      if (batch.length === 0) return [];
+      const accounts = batch;
+      batch = [];
+      return [{ kind: 'accounts', accounts, file: batchFile }];
+    };
+    for (const file of await listReplayFiles(paths)) {
+      if (signal?.aborted) return;
+      for (const rec of await readRecords(file)) {
+        if (rec.kind === 'tx') {
+          yield* takeBatch();
+          if (group.length > 0 && group[0].slot !== rec.tx.slot) yield* takeGroup();
+          if (group.length === 0) groupFile = file;
+          group.push(rec.tx);
+        } else if (rec.kind === 'block') {
+          yield* takeBatch();
+          yield* takeGroup();
+          yield { kind: 'block', block: rec.block, file };
+        } else {
+          yield* takeGroup();
+          if (batch.length === 0) batchFile = file;
+          batch.push(rec.account);
+          if (batch.length >= maxBatch) yield* takeBatch();
+        }
+        if (signal?.aborted) return;
+      }
+    }
+    yield* takeGroup();
+    yield* takeBatch();
+  }
+
+  return {
+    name,
+    files: () => listReplayFiles(paths),
+    items,
+    async *blocks(fromSlot: number, signal?: AbortSignal) {
+      for await (const item of items(signal)) {
+        if (item.kind === 'block' && item.block.slot >= fromSlot) yield item.block;
+      }
+    },
+    async *accounts(signal?: AbortSignal) {
+      for await (const item of items(signal)) {
+        if (item.kind === 'accounts') yield item.accounts;
+      }
+    },
+  };
+}
+
+/** A block made of consecutive recorded transactions of one slot; hashes and parent are unknown. */
+function blockOf(txs: NormalizedTx[]): Block {
+  return {
+    slot: txs[0].slot,
+    parentSlot: null,
+    blockhash: null,
+    previousBlockhash: null,
+    blockTime: txs.find((t) => t.blockTime !== null)?.blockTime ?? null,
+    blockHeight: null,
+    transactions: txs,
+  };
+}
+
+const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * Expands `paths` into the list of files to replay: files as given, directories recursively in sorted name order
+ * (dot-files skipped). Throws an Error naming the path when it does not exist or cannot be read.
+ */
+export async function listReplayFiles(paths: string[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const p of paths) await expand(p, out);
+  return out;
+}
+
+async function expand(path: string, out: string[]): Promise<void> {
+  let st;
+  try {
+    st = await stat(path);
+  } catch (e) {
+    throw new Error(`replay: cannot read ${path}: ${(e as Error).message}`, { cause: e });
+  }
+  if (!st.isDirectory()) {
+    out.push(path);
+    return;
+  }
+  let names: string[];
+  try {
+    names = await readdir(path);
+  } catch (e) {
+    throw new Error(`replay: cannot list directory ${path}: ${(e as Error).message}`, { cause: e });
+  }
+  for (const n of names.filter((n) => !n.startsWith('.')).sort(byName)) await expand(join(path, n), out);
+}
+
+/** Reads and classifies every record of one file. */
+async function readRecords(file: string): Promise<RecordItem[]> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (e) {
+    throw new Error(`replay: cannot read ${file}: ${(e as Error).message}`, { cause: e });
+  }
+  const docs = parseJsonDocuments(text, `replay: ${file}`);
+  const records = docs.length === 1 && Array.isArray(docs[0]) ? docs[0] : docs;
+  return records.map((r, i) => {
+    const where = records.length === 1 ? file : `${file} (record ${i})`;
+    try {
+      return classify(r, file, records.length === 1);
+    } catch (e) {
+      throw new Error(`replay: ${where}: ${(e as Error).message}`, { cause: e });
+    }
+  });
+}
+
+/** Detects the kind of one recorded document and normalises it. */
+function classify(doc: unknown, file: string, onlyRecord: boolean): RecordItem {
+  let d = doc;
+  if (isObject(d) && 'jsonrpc' in d && 'result' in d) d = d.result;
+  if (!isObject(d)) throw new Error(`not a recognised record: expected a JSON object, got ${d === null ? 'null' : typeof d}`);
+  if (Array.isArray(d.transactions) && 'blockhash' in d) {
+    return { kind: 'block', block: normalizeRpcBlock(d, blockSlot(d.slot, file, onlyRecord)) };
+  }
+  if ('transaction' in d && 'slot' in d) return { kind: 'tx', tx: normalizeRpcTransaction(d) };
+  if ('outerInstructions' in d) return { kind: 'tx', tx: normalizeGeyserTransaction(d) };
+  if ('pubkey' in d && 'lamports' in d && 'owner' in d) return { kind: 'account', account: normalizeAccountSnapshot(d) };
+  const keys = Object.keys(d).slice(0, 8).join(', ');
+  throw new Error(
+    `not a recognised record (getTransaction/getBlock result, Geyser transaction or account snapshot); keys: ${keys}`,
+  );
+}
+
+/** A getBlock result's slot: its own `slot` field if a recorder added one, else the file name. */
+function blockSlot(field: unknown, file: string, onlyRecord: boolean): number {
+  if (typeof field === 'number' && Number.isSafeInteger(field) && field >= 0) return field;
+  const m = /^(\d{1,15})(\.[^.]*)?$/.exec(basename(file));
+  if (!onlyRecord) throw new Error('getBlock result has no slot field (required when a file holds several records)');
+  if (!m) {
+    throw new Error('getBlock result has no slot: name the file after its slot (e.g. 123456 or 123456.json)');
+  }
+  return Number(m[1]);
+}

@@ -1,0 +1,178 @@
+/**
+ * BlockUpdate: everything one block (or one batch of recorded transactions, or one batch of account updates)
+ * changes, grouped by table family. Built purely by `ingest/fold-block.ts`, written atomically by
+ * `store/write-block.ts`. `pos` = slot * 1e6 + index in block orders state changes; in a patch, a field group is
+ * present only when its `*Pos` is set.
+ */
+
+/** A change to one balance of a wallet in one transaction (raw signed amount). */
+export interface BalanceChange {
+  mint: string;
+  amount: string;
+  decimals: number;
+}
+
+export interface BlockRow {
+  slot: number;
+  parentSlot: number | null;
+  blockhash: string | null;
+  blockTime: number | null;
+  blockHeight: number | null;
+  txCount: number;
+}
+
+export interface TxRow {
+  signature: string;
+  slot: number;
+  txIndex: number;
+  blockTime: number | null;
+  fee: bigint | null;
+  feePayer: string;
+  err: unknown | null;
+  hasMeta: boolean;
+}
+
+/** relation: 1 direct reference, 2 changed an owned token account's balance, 3 touched an owned token account. */
+export interface AddressLinkRow {
+  address: string;
+  slot: number;
+  txIndex: number;
+  signature: string;
+  relation: 1 | 2 | 3;
+  changes: BalanceChange[] | null;
+}
+
+export interface SolBalanceRow {
+  address: string;
+  lamports: bigint;
+  pos: number;
+}
+
+export interface MintPatch {
+  address: string;
+  /** Immutable facts, filled in whenever known. */
+  program?: string;
+  decimals?: number;
+  initPos?: number;
+  mintAuthority?: string | null;
+  mintAuthorityPos?: number;
+  freezeAuthority?: string | null;
+  freezeAuthorityPos?: number;
+  /** Absolute supply as of (supplyPos, supplyOrd). */
+  supplyBase?: bigint;
+  supplyPos?: number;
+  supplyOrd?: number;
+}
+
+export interface SupplyChangeRow {
+  mint: string;
+  signature: string;
+  ord: number;
+  pos: number;
+  delta: bigint;
+}
+
+export interface TokenAccountPatch {
+  address: string;
+  /** Identity/lifecycle group. */
+  mint?: string | null;
+  owner?: string | null;
+  program?: string | null;
+  closed?: boolean;
+  ownerPos?: number;
+  amount?: bigint;
+  amountPos?: number;
+  delegate?: string | null;
+  delegatedAmount?: bigint | null;
+  delegatePos?: number;
+  frozen?: boolean;
+  frozenPos?: number;
+  closeAuthority?: string | null;
+  closeAuthorityPos?: number;
+}
+
+export interface TokenExtensionRow {
+  target: string;
+  extension: string;
+  data: Record<string, unknown>;
+  pos: number;
+}
+
+export interface WalletTransferRow {
+  wallet: string;
+  slot: number;
+  txIndex: number;
+  signature: string;
+  ord: number;
+  direction: 'i' | 'o';
+  counterparty: string;
+  mint: string;
+  amount: bigint;
+  decimals: number;
+  blockTime: number | null;
+}
+
+export interface FundingRow {
+  wallet: string;
+  funder: string;
+  lamports: bigint;
+  signature: string;
+  slot: number;
+  txIndex: number;
+  ord: number;
+  blockTime: number | null;
+}
+
+export interface NameRecordRow {
+  address: string;
+  parent: string;
+  owner: string;
+  class: string;
+  reverseName: string | null;
+  slot: number;
+  writeVersion: bigint;
+}
+
+export interface BlockUpdate {
+  /** The block row, when the input was a whole block (recorded transactions have none). */
+  block: BlockRow | null;
+  /** Highest slot this update covers; the checkpoint moves to max(checkpoint, this). */
+  slot: number;
+  transactions: TxRow[];
+  addressLinks: AddressLinkRow[];
+  solBalances: SolBalanceRow[];
+  mints: MintPatch[];
+  supplyChanges: SupplyChangeRow[];
+  tokenAccounts: TokenAccountPatch[];
+  tokenExtensions: TokenExtensionRow[];
+  transfers: WalletTransferRow[];
+  funding: FundingRow[];
+  nameRecords: NameRecordRow[];
+}
+
+export function emptyUpdate(slot: number): BlockUpdate {
+  return {
+    block: null,
+    slot,
+    transactions: [],
+    addressLinks: [],
+    solBalances: [],
+    mints: [],
+    supplyChanges: [],
+    tokenAccounts: [],
+    tokenExtensions: [],
+    transfers: [],
+    funding: [],
+    nameRecords: [],
+  };
+}
+
+/** The order key of a state change: slot, then position in the block. */
+export function posOf(slot: number, txIndex: number): number {
+  return slot * 1_000_000 + txIndex;
+}
+
+/** Position of an account snapshot: after every transaction of its slot. */
+export function accountPos(slot: number): number {
+  return slot * 1_000_000 + 999_999;
+}

@@ -1,0 +1,150 @@
+/**
+ * Table family "chain": blocks, transactions, address→transaction links and the ingest checkpoint.
+ * Writers are idempotent (keyed by slot / signature); reads serve the Wallet history endpoint.
+ */
+import type { Queryable } from './db.js';
+import { bulkInsert } from './bulk.js';
+import type { AddressLinkRow, BalanceChange, BlockRow, TxRow } from './block-update.js';
+
+const CHECKPOINT_ID = 'chain';
+
+export async function writeBlocks(q: Queryable, rows: BlockRow[]): Promise<void> {
+  await bulkInsert(
+    q,
+    'blocks',
+    [
+      { name: 'slot', type: 'bigint', get: (r: BlockRow) => r.slot },
+      { name: 'parent_slot', type: 'bigint', get: (r) => r.parentSlot },
+      { name: 'blockhash', type: 'text', get: (r) => r.blockhash },
+      { name: 'block_time', type: 'bigint', get: (r) => r.blockTime },
+      { name: 'block_height', type: 'bigint', get: (r) => r.blockHeight },
+      { name: 'tx_count', type: 'int', get: (r) => r.txCount },
+    ],
+    rows,
+    'ON CONFLICT (slot) DO NOTHING',
+  );
+}
+
+export async function writeTransactions(q: Queryable, rows: TxRow[]): Promise<void> {
+  await bulkInsert(
+    q,
+    'transactions',
+    [
+      { name: 'signature', type: 'text', get: (r: TxRow) => r.signature },
+      { name: 'slot', type: 'bigint', get: (r) => r.slot },
+      { name: 'tx_index', type: 'int', get: (r) => r.txIndex },
+      { name: 'block_time', type: 'bigint', get: (r) => r.blockTime },
+      { name: 'fee', type: 'bigint', get: (r) => r.fee },
+      { name: 'fee_payer', type: 'text', get: (r) => r.feePayer },
+      { name: 'err', type: 'jsonb', get: (r) => (r.err == null ? null : JSON.stringify(r.err)) },
+      { name: 'has_meta', type: 'bool', get: (r) => r.hasMeta },
+    ],
+    rows,
+    // A record with meta completes one seen earlier without it (Geyser-style); otherwise the first write stays.
+    `ON CONFLICT (signature) DO UPDATE SET fee = EXCLUDED.fee, err = EXCLUDED.err, has_meta = true,
+       block_time = COALESCE(t.block_time, EXCLUDED.block_time)
+     WHERE NOT t.has_meta AND EXCLUDED.has_meta`,
+  );
+}
+
+export async function writeAddressLinks(q: Queryable, rows: AddressLinkRow[]): Promise<void> {
+  await bulkInsert(
+    q,
+    'address_transactions',
+    [
+      { name: 'address', type: 'text', get: (r: AddressLinkRow) => r.address },
+      { name: 'slot', type: 'bigint', get: (r) => r.slot },
+      { name: 'tx_index', type: 'int', get: (r) => r.txIndex },
+      { name: 'signature', type: 'text', get: (r) => r.signature },
+      { name: 'relation', type: 'smallint', get: (r) => r.relation },
+      { name: 'changes', type: 'jsonb', get: (r) => (r.changes ? JSON.stringify(r.changes) : null) },
+    ],
+    rows,
+    `ON CONFLICT (address, slot, tx_index, signature) DO UPDATE SET
+       relation = LEAST(t.relation, EXCLUDED.relation), changes = COALESCE(EXCLUDED.changes, t.changes)`,
+  );
+}
+
+/** Moves the checkpoint forward to `slot` (never back). */
+export async function advanceCheckpoint(q: Queryable, slot: number): Promise<void> {
+  await q.query(
+    `INSERT INTO ingest_checkpoint (id, slot) VALUES ($1, $2)
+     ON CONFLICT (id) DO UPDATE SET slot = GREATEST(ingest_checkpoint.slot, EXCLUDED.slot), updated_at = now()`,
+    [CHECKPOINT_ID, slot],
+  );
+}
+
+/** The highest slot fully written, or null before anything was ingested. */
+export async function getCheckpoint(q: Queryable): Promise<number | null> {
+  const { rows } = await q.query<{ slot: number }>('SELECT slot FROM ingest_checkpoint WHERE id = $1', [CHECKPOINT_ID]);
+  return rows.length ? Number(rows[0].slot) : null;
+}
+
+export interface TxPosition {
+  slot: number;
+  txIndex: number;
+  signature: string;
+}
+
+export async function getTxPosition(q: Queryable, signature: string): Promise<TxPosition | null> {
+  const { rows } = await q.query<{ slot: number; tx_index: number }>(
+    'SELECT slot, tx_index FROM transactions WHERE signature = $1',
+    [signature],
+  );
+  return rows.length ? { slot: Number(rows[0].slot), txIndex: rows[0].tx_index, signature } : null;
+}
+
+export interface HistoryRow {
+  signature: string;
+  slot: number;
+  txIndex: number;
+  blockTime: number | null;
+  fee: number | null;
+  feePayer: string;
+  err: unknown | null;
+  changes: BalanceChange[];
+}
+
+export interface HistoryQuery {
+  address: string;
+  /** Highest relation included: 1 = direct only, 2 = + balance-changed token accounts, 3 = + any token account. */
+  maxRelation: 1 | 2 | 3;
+  limit: number;
+  /** Exclusive keyset bound; with `ascending` false rows strictly older than it, else strictly newer. */
+  from: TxPosition | null;
+  ascending: boolean;
+  /** Reads never go past the checkpoint. */
+  maxSlot: number;
+}
+
+/** One page of a wallet's transactions, newest first (or oldest first when `ascending`), keyset-paginated. */
+export async function queryHistory(q: Queryable, h: HistoryQuery): Promise<HistoryRow[]> {
+  const params: unknown[] = [h.address, h.maxRelation, h.maxSlot, h.limit];
+  let bound = '';
+  if (h.from) {
+    params.push(h.from.slot, h.from.txIndex, h.from.signature);
+    bound = `AND (a.slot, a.tx_index, a.signature) ${h.ascending ? '>' : '<'} ($5, $6, $7)`;
+  }
+  const dir = h.ascending ? 'ASC' : 'DESC';
+  const { rows } = await q.query<{
+    signature: string; slot: number; tx_index: number; block_time: number | null; fee: number | null;
+    fee_payer: string; err: unknown; changes: BalanceChange[] | null;
+  }>(
+    `SELECT a.signature, a.slot, a.tx_index, t.block_time, t.fee, t.fee_payer, t.err, a.changes
+       FROM address_transactions a JOIN transactions t ON t.signature = a.signature
+      WHERE a.address = $1 AND a.relation <= $2 AND a.slot <= $3 ${bound}
+      ORDER BY a.slot ${dir}, a.tx_index ${dir}, a.signature ${dir}
+      LIMIT $4`,
+    params,
+  );
+  return rows.map((r) => ({
+    signature: r.signature,
+    slot: Number(r.slot),
+    txIndex: r.tx_index,
+    blockTime: r.block_time == null ? null : Number(r.block_time),
+    fee: r.fee == null ? null : Number(r.fee),
+    feePayer: r.fee_payer,
+    err: r.err ?? null,
+    changes: r.changes ?? [],
+  }));
+}

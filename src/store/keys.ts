@@ -1,0 +1,94 @@
+/**
+ * Table family "API keys". A key is `sg_<id>_<secret>`; only SHA-256(key) is stored. Lookup is by id, and the
+ * hash is compared in constant time, so neither the database nor timing reveals a key.
+ */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Queryable } from './db.js';
+
+export interface ApiKeyRecord {
+  id: string;
+  name: string;
+  allowedIps: string[];
+  plan: string;
+  createdAt: Date;
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+}
+
+const KEY_RE = /^sg_([0-9a-f]{16})_([A-Za-z0-9_-]{43})$/;
+
+function hashKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+/** Creates a key; the returned plain key is the only copy that will ever exist. */
+export async function createApiKey(
+  q: Queryable,
+  opts: { name: string; allowedIps?: string[]; plan?: string; expiresAt?: Date | null },
+): Promise<{ key: string; record: ApiKeyRecord }> {
+  const id = randomBytes(8).toString('hex');
+  const key = `sg_${id}_${randomBytes(32).toString('base64url')}`;
+  const { rows } = await q.query<{ created_at: Date }>(
+    `INSERT INTO api_keys (id, name, key_hash, allowed_ips, plan, expires_at) VALUES ($1, $2, $3, $4::text[], $5, $6)
+     RETURNING created_at`,
+    [id, opts.name, hashKey(key), opts.allowedIps ?? [], opts.plan ?? 'developer', opts.expiresAt ?? null],
+  );
+  return {
+    key,
+    record: {
+      id,
+      name: opts.name,
+      allowedIps: opts.allowedIps ?? [],
+      plan: opts.plan ?? 'developer',
+      createdAt: new Date(rows[0].created_at),
+      expiresAt: opts.expiresAt ?? null,
+      revokedAt: null,
+    },
+  };
+}
+
+/**
+ * The record of a presented key when it exists and matches, else null. Revocation and expiry are the caller's
+ * to judge (so it can answer precisely); malformed keys never reach the database.
+ */
+export async function findApiKey(q: Queryable, key: string): Promise<ApiKeyRecord | null> {
+  const m = KEY_RE.exec(key);
+  if (!m) return null;
+  const { rows } = await q.query<{
+    id: string; name: string; key_hash: string; allowed_ips: string[]; plan: string; created_at: Date; expires_at: Date | null; revoked_at: Date | null;
+  }>('SELECT id, name, key_hash, allowed_ips, plan, created_at, expires_at, revoked_at FROM api_keys WHERE id = $1', [m[1]]);
+  if (!rows.length) return null;
+  const r = rows[0];
+  const a = Buffer.from(hashKey(key), 'hex');
+  const b = Buffer.from(r.key_hash, 'hex');
+  if (a.length !== b.length || !timingSafeEqual(a, b)) return null;
+  return {
+    id: r.id,
+    name: r.name,
+    allowedIps: r.allowed_ips,
+    plan: r.plan,
+    createdAt: new Date(r.created_at),
+    expiresAt: r.expires_at ? new Date(r.expires_at) : null,
+    revokedAt: r.revoked_at ? new Date(r.revoked_at) : null,
+  };
+}
+
+export async function listApiKeys(q: Queryable): Promise<ApiKeyRecord[]> {
+  const { rows } = await q.query<{
+    id: string; name: string; allowed_ips: string[]; plan: string; created_at: Date; expires_at: Date | null; revoked_at: Date | null;
+  }>('SELECT id, name, allowed_ips, plan, created_at, expires_at, revoked_at FROM api_keys ORDER BY created_at, id');
+  return rows.map((r) => ({
+    id: r.id,
+    name: r.name,
+    allowedIps: r.allowed_ips,
+    plan: r.plan,
+    createdAt: new Date(r.created_at),
+    expiresAt: r.expires_at ? new Date(r.expires_at) : null,
+    revokedAt: r.revoked_at ? new Date(r.revoked_at) : null,
+  }));
+}
+
+export async function revokeApiKey(q: Queryable, id: string): Promise<boolean> {
+  const { rows } = await q.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL RETURNING id', [id]);
+  return rows.length > 0;
+}

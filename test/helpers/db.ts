@@ -1,0 +1,64 @@
+/**
+ * Test databases: a fresh, migrated database per call — a new database on the real PostgreSQL server when
+ * DATABASE_URL is set (CI), otherwise an in-memory PGlite.
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { openDb, type Db } from '../../src/store/db.js';
+import { migrate } from '../../src/store/migrate.js';
+
+export interface TestDb {
+  db: Db;
+  /** Connection string of the test database (PostgreSQL only). */
+  url?: string;
+  drop(): Promise<void>;
+}
+
+export async function createTestDb(): Promise<TestDb> {
+  const base = process.env.DATABASE_URL;
+  if (!base) {
+    const db = await openDb({ inMemory: true });
+    await migrate(db);
+    return { db, drop: () => db.close() };
+  }
+  const name = `solgate_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const u = new URL(base);
+  u.pathname = `/${name}`;
+  const url = u.toString();
+  const db = await openDb({ databaseUrl: url, poolSize: 4 });
+  await migrate(db);
+  return {
+    db,
+    url,
+    async drop() {
+      await db.close();
+      const c = new pg.Client({ connectionString: base });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+/** The tables ingestion writes, for digests. */
+export const CHAIN_TABLES = [
+  'blocks', 'transactions', 'address_transactions', 'sol_balances', 'mints', 'mint_supply_changes',
+  'token_accounts', 'token_extensions', 'wallet_transfers', 'wallet_funding', 'name_records', 'ingest_checkpoint',
+];
+
+/** Row-for-row digest of each table (order-independent), excluding wall-clock columns. */
+export async function tableDigests(db: Db): Promise<Record<string, { rows: number; md5: string }>> {
+  const out: Record<string, { rows: number; md5: string }> = {};
+  for (const t of CHAIN_TABLES) {
+    const cols = t === 'ingest_checkpoint' ? 'id, slot' : '*';
+    const { rows } = await db.query<{ n: number; h: string | null }>(
+      `SELECT count(*)::int AS n, md5(COALESCE(string_agg(r, '|' ORDER BY r), '')) AS h FROM (SELECT (x.*)::text AS r FROM (SELECT ${cols} FROM ${t}) x) s`,
+    );
+    out[t] = { rows: rows[0].n, md5: rows[0].h ?? '' };
+  }
+  return out;
+}
