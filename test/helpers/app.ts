@@ -1,0 +1,39 @@
+/** A gateway app over a fresh test database, with one API key, for `inject`-based tests. */
+import pino from 'pino';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/api/app.js';
+import { createApiKey } from '../../src/store/keys.js';
+import { createFileTokenRegistry, type TokenInfo } from '../../src/pricing/token-registry.js';
+import type { ApiDeps } from '../../src/api/deps.js';
+import { createTestDb, type TestDb } from './db.js';
+
+export interface TestApp {
+  app: FastifyInstance;
+  t: TestDb;
+  key: string;
+  tokens: Map<string, TokenInfo>;
+  close(): Promise<void>;
+}
+
+export async function createTestApp(over: Partial<ApiDeps> = {}): Promise<TestApp> {
+  const t = await createTestDb();
+  const tokens = new Map<string, TokenInfo>();
+  const app = await buildApp({
+    db: t.db,
+    logger: pino({ level: 'silent' }),
+    tokens: createFileTokenRegistry('/nonexistent/tokens.json', { overlay: tokens }),
+    explorerTxUrl: 'https://explorer.test/tx/',
+    ...over,
+  });
+  const { key } = await createApiKey(t.db, { name: 'test' });
+  return {
+    app,
+    t,
+    key,
+    tokens,
+    async close() {
+      await app.close();
+      await t.drop();
+    },
+  };
+}
