@@ -20,7 +20,8 @@ export class FieldError extends Error {
   }
 }
 
-function show(v: unknown): string {
+/** A short printable form of a bad value for error messages. */
+export function show(v: unknown): string {
   if (v === undefined) return 'undefined';
   if (typeof v === 'bigint') return `${v}n`;
   const s = JSON.stringify(v) ?? String(v);

@@ -40,7 +40,8 @@ export function parseJsonDocuments(text: string, label: string): unknown[] {
         return parseJsonLossless(line);
       } catch (e) {
         throw new Error(
-          `${label}: invalid JSON: ${(whole as Error).message} (nor JSON lines: line ${i + 1}: ${(e as Error).message})`,
+          `${label}: invalid JSON: ${(whole as Error).message} ` +
+            `(nor JSON lines: line ${i + 1}: ${(e as Error).message})`,
         );
       }
     });

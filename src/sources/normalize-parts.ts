@@ -91,6 +91,8 @@ export function normalizeMeta(m: JsonObject, p: string, keyCount: number): TxMet
   };
 }
 
+const absent = (v: unknown) => v === undefined || v === null || v === '';
+
 /** Token balances; `owner`/`programId` are absent in records from before they were added (→ null). */
 export function tokenBalances(v: unknown, p: string): TokenBalance[] | null {
   const a = optArr(v, p);
@@ -102,9 +104,8 @@ export function tokenBalances(v: unknown, p: string): TokenBalance[] | null {
     return {
       accountIndex: uint(o.accountIndex, `${ep}.accountIndex`),
       mint: address(o.mint, `${ep}.mint`),
-      owner: o.owner === undefined || o.owner === null || o.owner === '' ? null : address(o.owner, `${ep}.owner`),
-      programId:
-        o.programId === undefined || o.programId === null || o.programId === '' ? null : address(o.programId, `${ep}.programId`),
+      owner: absent(o.owner) ? null : address(o.owner, `${ep}.owner`),
+      programId: absent(o.programId) ? null : address(o.programId, `${ep}.programId`),
       amount: u64(ui.amount, `${ep}.uiTokenAmount.amount`),
       decimals: uint(ui.decimals, `${ep}.uiTokenAmount.decimals`),
     };

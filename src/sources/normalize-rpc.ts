@@ -34,12 +34,20 @@ import {
   optStr,
   optU64,
   optUint,
+  show,
   str,
   u64,
   uint,
   type JsonObject,
 } from './fields.js';
-import { checkIndexes, compiledInstruction, labelled, normalizeInner, normalizeMeta, strings } from './normalize-parts.js';
+import {
+  checkIndexes,
+  compiledInstruction,
+  labelled,
+  normalizeInner,
+  normalizeMeta,
+  strings,
+} from './normalize-parts.js';
 
 /** Context a transaction does not carry itself (a `getBlock` entry has no slot; a recorded file no position). */
 export interface TxContext {
@@ -123,7 +131,8 @@ function normalizeTxEntry(entry: unknown, p: string, ctx: TxContext): Normalized
     if (writable.length !== want.writable || readonly.length !== want.readonly) {
       throw new FieldError(
         `${p}meta.loadedAddresses`,
-        `has ${writable.length} writable/${readonly.length} readonly keys but the lookups select ${want.writable}/${want.readonly}`,
+        `has ${writable.length} writable/${readonly.length} readonly keys ` +
+          `but the lookups select ${want.writable}/${want.readonly}`,
       );
     }
     writable.forEach((k, i) => accountKeys.push(address(k, `${p}meta.loadedAddresses.writable[${i}]`)));
@@ -220,7 +229,7 @@ function decodeWire(bytes: Uint8Array, p: string): DecodedMessage {
 /** The `json` encoding: `{signatures, message: {accountKeys, header, recentBlockhash, instructions, ...}}`. */
 function decodeJsonTransaction(t: JsonObject, p: string): DecodedMessage {
   const signatures = arr(t.signatures, `${p}.signatures`).map((s, i) => {
-    if (!isSignature(s)) throw new FieldError(`${p}.signatures[${i}]`, `must be a base58 signature, got ${JSON.stringify(s)}`);
+    if (!isSignature(s)) throw new FieldError(`${p}.signatures[${i}]`, `must be a base58 signature, got ${show(s)}`);
     return s;
   });
   if (signatures.length === 0) throw new FieldError(`${p}.signatures`, 'must not be empty');
@@ -269,7 +278,7 @@ export function normalizeGeyserTransaction(record: unknown): NormalizedTx {
   return labelled('Geyser transaction record', () => {
     const r = obj(record, 'record');
     const signature = str(r.signature, 'signature');
-    if (!isSignature(signature)) throw new FieldError('signature', `must be a base58 signature, got ${JSON.stringify(signature)}`);
+    if (!isSignature(signature)) throw new FieldError('signature', `must be a base58 signature, got ${show(signature)}`);
     const v = r.version;
     let version: 'legacy' | 0;
     if (v === 'legacy' || v === undefined || v === null) version = 'legacy';

@@ -195,13 +195,17 @@ async function readRecords(file: string): Promise<RecordItem[]> {
 function classify(doc: unknown, file: string, onlyRecord: boolean): RecordItem {
   let d = doc;
   if (isObject(d) && 'jsonrpc' in d && 'result' in d) d = d.result;
-  if (!isObject(d)) throw new Error(`not a recognised record: expected a JSON object, got ${d === null ? 'null' : typeof d}`);
+  if (!isObject(d)) {
+    throw new Error(`not a recognised record: expected a JSON object, got ${d === null ? 'null' : typeof d}`);
+  }
   if (Array.isArray(d.transactions) && 'blockhash' in d) {
     return { kind: 'block', block: normalizeRpcBlock(d, blockSlot(d.slot, file, onlyRecord)) };
   }
   if ('transaction' in d && 'slot' in d) return { kind: 'tx', tx: normalizeRpcTransaction(d) };
   if ('outerInstructions' in d) return { kind: 'tx', tx: normalizeGeyserTransaction(d) };
-  if ('pubkey' in d && 'lamports' in d && 'owner' in d) return { kind: 'account', account: normalizeAccountSnapshot(d) };
+  if ('pubkey' in d && 'lamports' in d && 'owner' in d) {
+    return { kind: 'account', account: normalizeAccountSnapshot(d) };
+  }
   const keys = Object.keys(d).slice(0, 8).join(', ');
   throw new Error(
     `not a recognised record (getTransaction/getBlock result, Geyser transaction or account snapshot); keys: ${keys}`,

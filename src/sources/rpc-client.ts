@@ -51,7 +51,11 @@ export const RPC_SLOT_SKIPPED = -32007;
 export const RPC_LONG_TERM_STORAGE_SLOT_SKIPPED = -32009;
 
 /** JSON-RPC codes that mean "try again later" and are retried without counting against `maxRetries`. */
-const WAIT_CODES = new Set([RPC_BLOCK_NOT_AVAILABLE, -32014 /* block status not yet available */, -32016 /* min context slot */]);
+const WAIT_CODES = new Set([
+  RPC_BLOCK_NOT_AVAILABLE,
+  -32014, // block status not yet available
+  -32016, // minimum context slot not reached
+]);
 /** Codes that can never succeed on retry: bad request, unsupported, history cleaned up, skipped slots. */
 const FATAL_CODES = new Set([-32600, -32601, -32602, -32001, -32010, -32011, -32015]);
 
@@ -173,7 +177,8 @@ export function createRpcClient(opts: RpcClientOptions): RpcClient {
         }
         opts.onRetry?.({ method, attempt: attempt + 1, delayMs, error });
         const log = kind === 'wait' || attempt < 2 ? opts.logger?.debug : opts.logger?.warn;
-        log?.call(opts.logger, { method, attempt: attempt + 1, delayMs, err: String(error) }, 'rpc call failed; retrying');
+        const fields = { method, attempt: attempt + 1, delayMs, err: String(error) };
+        log?.call(opts.logger, fields, 'rpc call failed; retrying');
         await sleep(delayMs, undefined, signal ? { signal } : undefined);
       }
     }

@@ -10,7 +10,13 @@ import type { Logger } from 'pino';
 import type { AccountUpdate, Block } from '../core/model.js';
 import { SYSTEM_PROGRAM } from '../core/programs.js';
 import { normalizeAccountSnapshot, normalizeRpcBlock } from './normalize-rpc.js';
-import { createRpcClient, isSkippedSlotError, type FetchLike, type RetryOptions, type RpcClient } from './rpc-client.js';
+import {
+  createRpcClient,
+  isSkippedSlotError,
+  type FetchLike,
+  type RetryOptions,
+  type RpcClient,
+} from './rpc-client.js';
 import type { BlockSource } from './source.js';
 
 export type PollerCommitment = 'confirmed' | 'finalized';
@@ -51,6 +57,13 @@ export interface RpcPoller extends BlockSource {
 }
 
 const MAX_GET_BLOCKS_RANGE = 500_000;
+/** Full transactions as wire bytes (cheapest to decode); v0 accepted so -32015 can never occur. */
+const GET_BLOCK_CONFIG = {
+  encoding: 'base64',
+  transactionDetails: 'full',
+  rewards: false,
+  maxSupportedTransactionVersion: 0,
+} as const;
 /** Slots below the tip within which `getBlocks` results are not trusted to be final (see `blocks`). */
 const TAIL_MARGIN = 150;
 
@@ -71,7 +84,9 @@ export function createRpcPoller(opts: RpcPollerOptions): RpcPoller {
     ...opts,
     connections: concurrency + 2,
     onRetry: () => void stats.retries++,
-    onError: () => void stats.errors++,
+    onError: ({ error }) => {
+      if (!isSkippedSlotError(error)) stats.errors++;
+    },
   });
 
   async function getTip(signal: AbortSignal): Promise<number> {
@@ -84,7 +99,9 @@ export function createRpcPoller(opts: RpcPollerOptions): RpcPoller {
   /** Existing slots in [start, end], ascending and unique whatever the node returned. */
   async function existingSlots(start: number, end: number, signal: AbortSignal): Promise<number[]> {
     const res = await client.call<unknown>('getBlocks', [start, end, { commitment }], signal);
-    if (!Array.isArray(res)) throw new Error(`getBlocks(${start}, ${end}): expected an array, got ${JSON.stringify(res)}`);
+    if (!Array.isArray(res)) {
+      throw new Error(`getBlocks(${start}, ${end}): expected an array, got ${JSON.stringify(res)?.slice(0, 200)}`);
+    }
     const slots = [...new Set(res.filter((s): s is number => Number.isSafeInteger(s) && s >= start && s <= end))];
     return slots.sort((a, b) => a - b);
   }
@@ -92,11 +109,7 @@ export function createRpcPoller(opts: RpcPollerOptions): RpcPoller {
   async function fetchBlock(slot: number, signal: AbortSignal): Promise<Block | null> {
     let res: unknown;
     try {
-      res = await client.call<unknown>(
-        'getBlock',
-        [slot, { encoding: 'base64', transactionDetails: 'full', rewards: false, maxSupportedTransactionVersion: 0, commitment }],
-        signal,
-      );
+      res = await client.call<unknown>('getBlock', [slot, { ...GET_BLOCK_CONFIG, commitment }], signal);
     } catch (e) {
       if (!isSkippedSlotError(e)) throw e;
       log?.debug({ slot, err: String(e) }, 'slot listed by getBlocks reported skipped');
@@ -129,15 +142,18 @@ export function createRpcPoller(opts: RpcPollerOptions): RpcPoller {
     let tailScannedAt = -1; // tip at which the tail near it was last scanned
     try {
       for (;;) {
+        if (inner.aborted) return;
         while (pending.length < concurrency) {
           if (qi >= queue.length) {
             if (scanFrom > tip || tailScannedAt === tip) break;
-            const end = Math.min(scanFrom + windowSize - 1, tip);
+            let end = Math.min(scanFrom + windowSize - 1, tip);
+            const tail = end > tip - TAIL_MARGIN;
+            if (tail) end = tip;
             const slots = await existingSlots(scanFrom, end, inner);
             let covered = end;
-            if (end > tip - TAIL_MARGIN) {
-              // Near the tip an empty stretch may be a lagging node behind a load balancer rather than skipped
-              // slots: only trust the range up to the last block returned and rescan the rest on the next tip.
+            if (tail) {
+              // Near the tip an empty stretch may be a node lagging behind a load balancer rather than skipped
+              // slots: trust the range only up to the last block returned and rescan the rest at the next tip.
               covered = slots.length > 0 ? slots[slots.length - 1] : scanFrom - 1;
               tailScannedAt = tip;
             }
@@ -155,7 +171,7 @@ export function createRpcPoller(opts: RpcPollerOptions): RpcPoller {
         const head = pending.shift();
         if (head) {
           const block = await head.promise;
-          if (block) {
+          if (block && !inner.aborted) {
             stats.lastSlot = block.slot;
             yield block;
           }
@@ -163,8 +179,12 @@ export function createRpcPoller(opts: RpcPollerOptions): RpcPoller {
         }
         // Nothing queued or in flight: caught up with the last known tip.
         const newTip = await getTip(inner);
-        if (newTip > tip && newTip >= scanFrom) tip = newTip;
-        else await sleepFor(pollIntervalMs, inner);
+        if (newTip > tip && newTip >= scanFrom) {
+          tip = newTip;
+          continue;
+        }
+        await sleepFor(pollIntervalMs, inner);
+        tailScannedAt = -1; // after the pause, rescan any part of the tail not yet covered
       }
     } catch (e) {
       if (inner.aborted) return;
@@ -222,7 +242,11 @@ export interface FetchAccountsOptions extends RetryOptions {
  * returned as what the runtime considers it: 0 lamports, System-owned, no data — so a closed account is
  * seen as closed rather than silently left stale.
  */
-export async function fetchAccounts(url: string, pubkeys: string[], opts: FetchAccountsOptions = {}): Promise<AccountUpdate[]> {
+export async function fetchAccounts(
+  url: string,
+  pubkeys: string[],
+  opts: FetchAccountsOptions = {},
+): Promise<AccountUpdate[]> {
   const client = opts.client ?? createRpcClient({ ...opts, url });
   try {
     const out: AccountUpdate[] = [];
@@ -235,7 +259,8 @@ export async function fetchAccounts(url: string, pubkeys: string[], opts: FetchA
       );
       const slot = res?.context?.slot;
       if (!Array.isArray(res?.value) || res.value.length !== chunk.length) {
-        throw new Error(`getMultipleAccounts: expected ${chunk.length} values, got ${JSON.stringify(res).slice(0, 200)}`);
+        const got = JSON.stringify(res)?.slice(0, 200);
+        throw new Error(`getMultipleAccounts: expected ${chunk.length} values, got ${got}`);
       }
       res.value.forEach((v, j) => {
         const acc =
