@@ -2,7 +2,7 @@
  * buildApp: the whole HTTP surface on one Fastify instance, without listening (tests use `inject`).
  * Each interface lives in its own encapsulated scope with its own auth and error format.
  */
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { FastifyBaseLogger } from 'fastify';
 import type { ApiDeps } from './deps.js';
 import { walletApi } from './rest/wallet/index.js';
@@ -24,7 +24,8 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
     bodyLimit: BODY_LIMIT,
     // Fastify takes a hop count through a function; booleans, addresses and CIDR lists directly.
     trustProxy: typeof deps.trustProxy === 'number' ? hops(deps.trustProxy) : (deps.trustProxy ?? false),
-    disableRequestLogging: true,
+    // Per-request access logs are off (they would dominate the log at load); errors are still logged.
+    logController: new LogController({ disableRequestLogging: true }),
     ajv: { customOptions: { coerceTypes: true, useDefaults: true, removeAdditional: false, allErrors: false } },
   });
 

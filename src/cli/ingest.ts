@@ -3,6 +3,7 @@ import { openRuntime } from './runtime.js';
 import { createIngester } from '../ingest/pipeline.js';
 import { replayInto } from '../ingest/replay.js';
 import { createRpcPoller } from '../sources/rpc-poller.js';
+import { createRpcClient } from '../sources/rpc-client.js';
 import { UsageError } from './usage-error.js';
 import { getCheckpoint } from '../store/chain.js';
 
@@ -18,7 +19,7 @@ export async function runIngest(opts: { rpc?: string; fromSlot?: number }): Prom
   try {
     const ingester = createIngester(rt.db, rt.logger);
     // Without a checkpoint, start at SOLGATE_START_SLOT or at the current tip (history before it is not fetched).
-    const startSlot = (await getCheckpoint(rt.db)) === null ? (rt.config.startSlot ?? (await tipOf(url))) : undefined;
+    const startSlot = (await getCheckpoint(rt.db)) === null ? (rt.config.startSlot ?? (await getTipSlot(url))) : undefined;
     await ingester.run(poller, { startSlot, fromSlot: opts.fromSlot, signal: ctl.signal });
     rt.logger.info(ingester.stats, 'ingest: stopped');
   } finally {
@@ -28,11 +29,14 @@ export async function runIngest(opts: { rpc?: string; fromSlot?: number }): Prom
   return 0;
 }
 
-async function tipOf(url: string): Promise<number> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getSlot', params: [{ commitment: 'confirmed' }] }) });
-  const body = (await res.json()) as { result?: number };
-  if (typeof body.result !== 'number') throw new Error(`getSlot failed at ${url}`);
-  return body.result;
+/** The cluster's current confirmed slot (where indexing starts when nothing was indexed yet). */
+export async function getTipSlot(url: string): Promise<number> {
+  const client = createRpcClient({ url });
+  try {
+    return Number(await client.call('getSlot', [{ commitment: 'confirmed' }]));
+  } finally {
+    await client.close();
+  }
 }
 
 export async function runReplay(paths: string[]): Promise<number> {

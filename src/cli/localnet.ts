@@ -1,0 +1,20 @@
+/** `solgate localnet [--port P] [--demo]`: only the built-in local chain's JSON-RPC, until interrupted. */
+import { loadConfig } from '../config/index.js';
+import { makeLogger } from './runtime.js';
+import { startDemoChain } from './demo-chain.js';
+import { UsageError } from './usage-error.js';
+
+export async function runLocalnet(opts: { port?: number; demo: boolean }): Promise<number> {
+  const config = loadConfig();
+  const logger = makeLogger(config.logLevel);
+  const port = opts.port ?? config.localnetPort;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port must be 0–65535');
+  const chain = await startDemoChain({ port, slotMs: config.localnetSlotMs, startSlot: 0, logger, workload: opts.demo });
+  console.log(`localnet JSON-RPC on ${chain.url} (faucet ${chain.faucet})${opts.demo ? `; demo wallets: ${chain.wallets.join(' ')}` : ''}`);
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', () => resolve());
+    process.once('SIGTERM', () => resolve());
+  });
+  await chain.stop();
+  return 0;
+}

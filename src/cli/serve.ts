@@ -1,0 +1,124 @@
+/**
+ * `solgate serve [--demo]`: the HTTP gateway, plus in-process ingestion from SOLANA_RPC_URL, or (with --demo and
+ * no cluster URL) from the built-in localnet running a demo workload. Shuts down gracefully on SIGINT/SIGTERM.
+ */
+import type { Logger } from 'pino';
+import { openRuntime, seedIdentities, type Runtime } from './runtime.js';
+import { buildApp } from '../api/app.js';
+import { createFileTokenRegistry, type TokenInfo } from '../pricing/token-registry.js';
+import { createIngester, type Ingester } from '../ingest/pipeline.js';
+import { createRpcPoller, fetchAccounts, type RpcPoller } from '../sources/rpc-poller.js';
+import { getCheckpoint } from '../store/chain.js';
+import { createApiKey } from '../store/keys.js';
+import { startDemoChain, type DemoChain } from './demo-chain.js';
+import { getTipSlot } from './ingest.js';
+import { upsertIdentities } from '../store/identities.js';
+
+export async function runServe(opts: { demo: boolean }): Promise<number> {
+  const rt = await openRuntime();
+  await seedIdentities(rt);
+  const { config, logger, db } = rt;
+  const overlay = new Map<string, TokenInfo>();
+  const ctl = new AbortController();
+  const closers: (() => Promise<void>)[] = [];
+
+  let rpcUrl = config.rpcUrl;
+  let demo: DemoChain | null = null;
+  if (!rpcUrl && opts.demo) {
+    const cp = await getCheckpoint(db);
+    demo = await startDemoChain({ port: config.localnetPort, slotMs: config.localnetSlotMs, startSlot: cp === null ? 0 : cp + 1, logger });
+    closers.push(() => demo!.stop());
+    rpcUrl = demo.url;
+    overlay.set(demo.mints.splToken, { symbol: 'DEMO', name: 'Demo Token', priceUsd: 2.5 });
+    overlay.set(demo.mints.token2022, { symbol: 'DEMO22', name: 'Demo Token-2022' });
+    await upsertIdentities(db, [{ address: demo.faucet, name: 'Localnet Faucet', type: 'faucet', category: 'Infrastructure', tags: ['localnet'] }]);
+  }
+
+  let ingester: Ingester | null = null;
+  let poller: RpcPoller | null = null;
+  let ingestDone: Promise<void> = Promise.resolve();
+  if (rpcUrl) {
+    const url = rpcUrl;
+    poller = createRpcPoller({
+      url,
+      commitment: config.commitment,
+      concurrency: config.ingestConcurrency,
+      pollIntervalMs: demo ? Math.min(config.pollIntervalMs, config.localnetSlotMs) : config.pollIntervalMs,
+      logger,
+    });
+    closers.push(() => poller!.close());
+    ingester = createIngester(db, logger);
+    const startSlot = demo ? demo.startSlot : (config.startSlot ?? (await getTipSlot(url)));
+    ingestDone = followForever(ingester, poller, { startSlot, signal: ctl.signal, logger });
+  }
+
+  const app = await buildApp({
+    db,
+    logger,
+    tokens: createFileTokenRegistry(config.tokensFile, { overlay }),
+    explorerTxUrl: config.explorerTxUrl,
+    fetchAccounts: rpcUrl ? (keys) => fetchAccounts(rpcUrl!, keys, { commitment: config.commitment }) : undefined,
+    trustProxy: config.trustProxy,
+    ingestStatus: poller ? () => ({ lastSlot: ingester?.stats.lastSlot ?? null, tip: poller!.stats.tip }) : undefined,
+  });
+  const address = await app.listen({ port: config.port, host: config.host });
+  logger.info({ address, ingest: rpcUrl ?? 'off', database: db.kind }, 'solgate: listening');
+
+  if (demo) await printDemoBanner(rt, demo, config.port);
+
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  logger.info('solgate: shutting down');
+  ctl.abort();
+  await app.close();
+  await ingestDone;
+  for (const c of closers.reverse()) await c().catch(() => {});
+  await db.close();
+  return 0;
+}
+
+/** Runs ingestion until aborted; a failure is logged and retried from the checkpoint after a pause. */
+async function followForever(
+  ingester: Ingester,
+  poller: RpcPoller,
+  o: { startSlot?: number; signal: AbortSignal; logger: Logger },
+): Promise<void> {
+  let pause = 1000;
+  while (!o.signal.aborted) {
+    try {
+      await ingester.run(poller, { startSlot: o.startSlot, signal: o.signal });
+      pause = 1000;
+    } catch (e) {
+      if (o.signal.aborted) break;
+      o.logger.error({ err: e }, `ingest: failed; retrying from the checkpoint in ${pause} ms`);
+      await new Promise((r) => setTimeout(r, pause));
+      pause = Math.min(pause * 2, 30_000);
+    }
+  }
+}
+
+async function printDemoBanner(rt: Runtime, demo: DemoChain, port: number): Promise<void> {
+  const { key } = await createApiKey(rt.db, { name: 'demo' });
+  const base = `http://localhost:${port}`;
+  const w = demo.wallets[0];
+  const lines = [
+    '',
+    '  solgate is running on the embedded default (PGlite + built-in localnet with demo activity).',
+    `  Localnet JSON-RPC: ${demo.url}`,
+    `  API key (shown once): ${key}`,
+    '',
+    '  Try:',
+    `    curl -H "X-Api-Key: ${key}" ${base}/v1/wallet/${w}/balances`,
+    `    curl -H "X-Api-Key: ${key}" "${base}/v1/wallet/${w}/history?limit=5"`,
+    `    curl -H "X-Api-Key: ${key}" "${base}/v1/wallet/${w}/transfers?limit=5"`,
+    `    curl -H "X-Api-Key: ${key}" ${base}/v1/wallet/${w}/funded-by`,
+    `    curl -H "X-Api-Key: ${key}" ${base}/v1/wallet/${demo.faucet}/identity`,
+    '',
+    `  Demo wallets: ${demo.wallets.join(' ')}`,
+    '',
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
