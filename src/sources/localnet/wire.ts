@@ -31,7 +31,7 @@ export function decodeWireTransaction(wire: Uint8Array): { decoded: DecodedTx; k
   const lookups = msg.version === 0 ? (msg.addressTableLookups ?? []) : [];
   const decoded: DecodedTx = {
     wire,
-    messageBytes: kitTx.messageBytes as Uint8Array,
+    messageBytes: new Uint8Array(kitTx.messageBytes),
     signatures,
     version: msg.version,
     header: {

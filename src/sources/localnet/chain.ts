@@ -1,0 +1,384 @@
+/**
+ * `LocalChain`: a single-node Solana chain on top of LiteSVM that produces real slots and blocks.
+ *
+ * Submitted transactions execute immediately (the state is "processed" at once) and are collected into the
+ * open slot. Closing a slot (`produceSlot()`, or the timer every `slotMs`) turns its transactions into a block,
+ * rotates LiteSVM's blockhash so every block has its own hash, pushes it into the SlotHashes sysvar (so
+ * lookup-table creation sees recent slots) and advances the clock (slot, epoch, unix timestamp). Empty slots
+ * are produced as empty blocks or skipped (no block, exactly like a skipped leader slot on a real cluster).
+ *
+ * Memory: blocks are kept in memory up to `maxBlocks`. LiteSVM's native state can be serialized with
+ * `snapshot()`/`saveSnapshot()` and a chain restarted from it (`LocalChain.fromSnapshot`); `recycle()`
+ * rebuilds the native instance in place. See the README notes in `index.ts`.
+ */
+import { writeFileSync, readFileSync } from 'node:fs';
+import { Clock, EpochSchedule, LiteSVM } from 'litesvm';
+import {
+  address as toAddress, appendTransactionMessageInstructions, createKeyPairSignerFromPrivateKeyBytes,
+  createTransactionMessage, getTransactionEncoder, lamports, pipe, setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash, signTransactionMessageWithSigners, type Blockhash,
+  type Instruction, type KeyPairSigner,
+} from '@solana/kit';
+import { getTransferSolInstruction } from '@solana-program/system';
+import { base58ToBytes, bytesToBase58 } from '../../core/encoding.js';
+import { MEMO_PROGRAM, SYSTEM_PROGRAM } from '../../core/programs.js';
+import { BlockStore } from './block-store.js';
+import { executeTransaction, readAccount, simulateTransaction, type ExecContext } from './executor.js';
+import type { LocalAccount, LocalBlock, LocalSimulation, LocalTx, RpcTransactionError } from './types.js';
+import { decodeWireTransaction, replaceBlockhash } from './wire.js';
+
+export interface LocalChainOptions {
+  /** Slot duration in ms for the production timer; 0 disables the timer (call `produceSlot()`). Default 400. */
+  slotMs?: number;
+  /** What to do with a slot that has no transactions: produce an empty block (default) or skip the slot. */
+  emptySlots?: 'produce' | 'skip';
+  /** Produced blocks kept in memory; older ones are dropped. Default 50 000. */
+  maxBlocks?: number;
+  /** Slot of the genesis block. Default 0. */
+  startSlot?: number;
+  /** Faucet balance at genesis in lamports. Default 500 million SOL. */
+  faucetLamports?: bigint;
+  /** 32-byte private key of the faucet (deterministic faucet address); random by default. */
+  faucetSeed?: Uint8Array;
+  /** Wall clock in ms (blockTime source); tests may inject one. */
+  now?: () => number;
+  warn?: (message: string, context: Record<string, unknown>) => void;
+}
+
+/** Outcome of `sendTransaction`. */
+export type SendOutcome =
+  /** Executed and recorded in the open slot (successfully or with `meta.err`). */
+  | { kind: 'committed'; signature: string; tx: LocalTx }
+  /** Rejected before execution (bad blockhash, duplicate, signature, fee payer…); never lands, like a real cluster. */
+  | { kind: 'dropped'; signature: string; err: RpcTransactionError }
+  /** Preflight simulation failed; nothing was executed. */
+  | { kind: 'preflight-failed'; signature: string; simulation: LocalSimulation };
+
+/** Number of blocks a blockhash stays usable (agave MAX_PROCESSING_AGE). */
+export const BLOCKHASH_VALIDITY = 150;
+const SLOTS_PER_EPOCH = 432_000n;
+const MAX_SLOT_HASHES = 512;
+
+/** Metadata stored next to LiteSVM's bytes in a snapshot. */
+export interface ChainSnapshotMeta {
+  version: 1;
+  genesisHash: string;
+  faucetSeed: string;
+  openSlot: number;
+  openTime: number;
+  lastBlock: Omit<LocalBlock, 'transactions'>;
+  recentBlockhashes: [string, number][];
+  slotHashes: [number, string][];
+}
+
+export class LocalChain {
+  private svm: LiteSVM;
+  private readonly store: BlockStore;
+  private readonly opts: Required<Omit<LocalChainOptions, 'faucetSeed' | 'warn'>> & Pick<LocalChainOptions, 'warn'>;
+  private pending: LocalTx[] = [];
+  private readonly pendingSigs = new Set<string>();
+  /** blockhash → block height, for the last BLOCKHASH_VALIDITY+1 blocks. */
+  private readonly recentBlockhashes = new Map<string, number>();
+  private slotHashes: { slot: bigint; hash: string }[] = [];
+  private openSlot: number;
+  private openTime: number;
+  private timer: NodeJS.Timeout | null = null;
+  private readonly listeners = new Set<(block: LocalBlock) => void>();
+  private airdropNonce = 0;
+
+  private constructor(
+    svm: LiteSVM,
+    readonly faucet: KeyPairSigner,
+    private readonly faucetSeed: Uint8Array,
+    readonly genesisHash: string,
+    opts: LocalChainOptions,
+    resume?: ChainSnapshotMeta,
+  ) {
+    this.svm = svm;
+    this.opts = {
+      slotMs: opts.slotMs ?? 400,
+      emptySlots: opts.emptySlots ?? 'produce',
+      maxBlocks: opts.maxBlocks ?? 50_000,
+      startSlot: opts.startSlot ?? 0,
+      faucetLamports: opts.faucetLamports ?? 500_000_000n * 1_000_000_000n,
+      now: opts.now ?? Date.now,
+      warn: opts.warn,
+    };
+    this.store = new BlockStore(this.opts.maxBlocks);
+    if (resume) {
+      this.store.add({ ...resume.lastBlock, transactions: [] });
+      for (const [h, height] of resume.recentBlockhashes) this.recentBlockhashes.set(h, height);
+      this.slotHashes = resume.slotHashes.map(([slot, hash]) => ({ slot: BigInt(slot), hash }));
+      this.openSlot = resume.openSlot;
+      this.openTime = resume.openTime;
+    } else {
+      const slot = this.opts.startSlot;
+      this.openTime = Math.floor(this.opts.now() / 1000);
+      svm.expireBlockhash();
+      const genesis: LocalBlock = {
+        slot, parentSlot: slot, blockhash: svm.latestBlockhash(), previousBlockhash: genesisHash,
+        blockTime: this.openTime, blockHeight: 0, transactions: [],
+      };
+      this.store.add(genesis);
+      this.recentBlockhashes.set(genesis.blockhash, 0);
+      this.slotHashes = [{ slot: BigInt(slot), hash: genesis.blockhash }];
+      this.openSlot = slot + 1;
+    }
+    this.applyClock();
+  }
+
+  /** Creates a chain with a funded faucet; starts the slot timer unless `slotMs` is 0. */
+  static async create(opts: LocalChainOptions = {}): Promise<LocalChain> {
+    const seed = opts.faucetSeed ?? crypto.getRandomValues(new Uint8Array(32));
+    const faucet = await createKeyPairSignerFromPrivateKeyBytes(seed);
+    const svm = configure(new LiteSVM());
+    svm.setEpochSchedule(new EpochSchedule(SLOTS_PER_EPOCH, SLOTS_PER_EPOCH, false, 0n, 0n));
+    svm.setAccount({
+      address: faucet.address, lamports: lamports(opts.faucetLamports ?? 500_000_000n * 1_000_000_000n),
+      data: new Uint8Array(0), programAddress: toAddress(SYSTEM_PROGRAM), executable: false, space: 0n,
+    });
+    const chain = new LocalChain(svm, faucet, seed, svm.latestBlockhash(), opts);
+    chain.start();
+    return chain;
+  }
+
+  /** Restarts a chain from `snapshot()` output. Blocks before the snapshot are gone (first available = its last block). */
+  static async fromSnapshot(snap: { meta: ChainSnapshotMeta; svm: Uint8Array }, opts: LocalChainOptions = {}): Promise<LocalChain> {
+    const seed = base58ToBytes(snap.meta.faucetSeed);
+    const faucet = await createKeyPairSignerFromPrivateKeyBytes(seed);
+    const chain = new LocalChain(configure(LiteSVM.fromBytes(snap.svm)), faucet, seed, snap.meta.genesisHash, opts, snap.meta);
+    chain.start();
+    return chain;
+  }
+
+  static async loadSnapshot(path: string, opts: LocalChainOptions = {}): Promise<LocalChain> {
+    const meta = JSON.parse(readFileSync(`${path}.json`, 'utf8')) as ChainSnapshotMeta;
+    return LocalChain.fromSnapshot({ meta, svm: new Uint8Array(readFileSync(path)) }, opts);
+  }
+
+  /**
+   * Serializes the chain state (accounts, sysvars, slot/blockhash bookkeeping; not the block history).
+   * An open slot holding transactions is produced first, so no executed transaction is lost.
+   */
+  snapshot(): { meta: ChainSnapshotMeta; svm: Uint8Array } {
+    if (this.pending.length) this.produceSlot();
+    const { transactions: _t, ...lastBlock } = this.store.last;
+    return {
+      svm: this.svm.toBytes(),
+      meta: {
+        version: 1, genesisHash: this.genesisHash, faucetSeed: bytesToBase58(this.faucetSeed), openSlot: this.openSlot,
+        openTime: this.openTime, lastBlock, recentBlockhashes: [...this.recentBlockhashes],
+        slotHashes: this.slotHashes.map((s) => [Number(s.slot), s.hash]),
+      },
+    };
+  }
+
+  /** Writes `path` (LiteSVM bytes) and `path.json` (chain metadata). */
+  saveSnapshot(path: string): void {
+    const snap = this.snapshot();
+    writeFileSync(path, snap.svm);
+    writeFileSync(`${path}.json`, JSON.stringify(snap.meta));
+  }
+
+  /** Rebuilds the native LiteSVM instance from its own bytes, releasing whatever native memory it accumulated. */
+  recycle(): void {
+    this.svm = configure(LiteSVM.fromBytes(this.svm.toBytes()));
+  }
+
+  start(): void {
+    if (this.timer || this.opts.slotMs <= 0) return;
+    this.timer = setInterval(() => {
+      try {
+        this.produceSlot();
+      } catch (e) {
+        this.opts.warn?.('localnet slot production failed', { error: String(e) });
+      }
+    }, this.opts.slotMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  /** Subscribes to produced blocks; returns the unsubscribe function. */
+  onBlock(listener: (block: LocalBlock) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Closes the open slot. Returns its block, or `null` when the slot was skipped (`skip: true`, or empty with
+   * `emptySlots: 'skip'`). Skipping a slot that already holds transactions is an error.
+   */
+  produceSlot(opts: { skip?: boolean } = {}): LocalBlock | null {
+    const slot = this.openSlot;
+    if (opts.skip && this.pending.length) throw new Error(`slot ${slot} has transactions and cannot be skipped`);
+    const skip = opts.skip || (this.pending.length === 0 && this.opts.emptySlots === 'skip');
+    let block: LocalBlock | null = null;
+    if (!skip) {
+      const parent = this.store.last;
+      this.svm.expireBlockhash();
+      block = {
+        slot, parentSlot: parent.slot, blockhash: this.svm.latestBlockhash(), previousBlockhash: parent.blockhash,
+        blockTime: this.openTime, blockHeight: parent.blockHeight + 1, transactions: this.pending,
+      };
+      this.store.add(block);
+      this.recentBlockhashes.set(block.blockhash, block.blockHeight);
+      for (const [h, height] of this.recentBlockhashes) {
+        if (height + BLOCKHASH_VALIDITY < block.blockHeight) this.recentBlockhashes.delete(h);
+      }
+      this.slotHashes.unshift({ slot: BigInt(slot), hash: block.blockhash });
+      if (this.slotHashes.length > MAX_SLOT_HASHES) this.slotHashes.length = MAX_SLOT_HASHES;
+      this.svm.setSlotHashes(this.slotHashes);
+    }
+    this.pending = [];
+    this.pendingSigs.clear();
+    this.openSlot = slot + 1;
+    this.openTime = Math.max(this.openTime, Math.floor(this.opts.now() / 1000));
+    this.applyClock();
+    if (block) for (const l of this.listeners) l(block);
+    return block;
+  }
+
+  /** Skips `n` empty slots (no blocks), producing the open slot first if it holds transactions. */
+  skipSlots(n: number): void {
+    if (this.pending.length) this.produceSlot();
+    for (let i = 0; i < n; i++) this.produceSlot({ skip: true });
+  }
+
+  private applyClock(): void {
+    const slot = BigInt(this.openSlot);
+    const epoch = slot / SLOTS_PER_EPOCH;
+    this.svm.setClock(new Clock(slot, BigInt(this.openTime), epoch, epoch + 1n, BigInt(this.openTime)));
+  }
+
+  private get ctx(): ExecContext {
+    return {
+      svm: this.svm,
+      isRecentBlockhash: (h) => this.recentBlockhashes.has(h),
+      isDuplicate: (sig) => this.pendingSigs.has(sig) || this.store.transaction(sig) !== undefined,
+      warn: this.opts.warn,
+    };
+  }
+
+  /**
+   * Executes a serialized transaction. Throws on undecodable bytes. With `skipPreflight: false` (the RPC
+   * default) it is simulated first and nothing runs when the simulation fails.
+   */
+  sendTransaction(wire: Uint8Array, opts: { skipPreflight?: boolean } = {}): SendOutcome {
+    const { decoded, kitTx } = decodeWireTransaction(wire);
+    const signature = decoded.signatures[0];
+    if (!opts.skipPreflight) {
+      const simulation = simulateTransaction(this.ctx, decoded, kitTx, { sigVerify: true });
+      if (simulation.err !== null) return { kind: 'preflight-failed', signature, simulation };
+    }
+    const out = executeTransaction(this.ctx, decoded, kitTx);
+    if (!out.committed) return { kind: 'dropped', signature, err: out.err };
+    const tx: LocalTx = { ...out.tx, slot: this.openSlot, indexInBlock: this.pending.length, blockTime: this.openTime };
+    this.pending.push(tx);
+    this.pendingSigs.add(signature);
+    return { kind: 'committed', signature, tx };
+  }
+
+  /** Simulates a serialized transaction (RPC `simulateTransaction`). */
+  simulateTransaction(wire: Uint8Array, opts: { sigVerify?: boolean; replaceRecentBlockhash?: boolean } = {}): LocalSimulation {
+    let { decoded, kitTx } = decodeWireTransaction(wire);
+    if (opts.replaceRecentBlockhash) {
+      ({ decoded, kitTx } = decodeWireTransaction(replaceBlockhash(decoded, base58ToBytes(this.store.last.blockhash))));
+    }
+    const sim = simulateTransaction(this.ctx, decoded, kitTx, {
+      sigVerify: opts.sigVerify ?? false, skipBlockhashCheck: opts.replaceRecentBlockhash,
+    });
+    if (opts.replaceRecentBlockhash) sim.replacementBlockhash = this.latestBlockhash();
+    return sim;
+  }
+
+  /** Sends `lamports` from the faucet to `to` as a real, recorded System transfer; returns its signature. */
+  async requestAirdrop(to: string, amount: bigint): Promise<string> {
+    const ixs: Instruction[] = [getTransferSolInstruction({ source: this.faucet, destination: toAddress(to), amount })];
+    // Identical airdrops within one blockhash would have identical signatures; a memo nonce keeps them unique.
+    const nonce = this.airdropNonce++;
+    if (nonce > 0) ixs.push({ programAddress: toAddress(MEMO_PROGRAM), data: new TextEncoder().encode(`airdrop ${nonce}`) });
+    const { blockhash, lastValidBlockHeight } = this.latestBlockhash();
+    const message = pipe(
+      createTransactionMessage({ version: 'legacy' }),
+      (m) => setTransactionMessageFeePayerSigner(this.faucet, m),
+      (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: blockhash as Blockhash, lastValidBlockHeight: BigInt(lastValidBlockHeight) }, m),
+      (m) => appendTransactionMessageInstructions(ixs, m),
+    );
+    const signed = await signTransactionMessageWithSigners(message);
+    const out = this.sendTransaction(new Uint8Array(getTransactionEncoder().encode(signed)), { skipPreflight: true });
+    if (out.kind !== 'committed' || out.tx.meta.err !== null) {
+      throw new Error(`airdrop failed: ${JSON.stringify(out.kind === 'committed' ? out.tx.meta.err : out.kind === 'dropped' ? out.err : out.simulation.err)}`);
+    }
+    return out.signature;
+  }
+
+  // ---- reads ----
+
+  /** Slot of the latest produced block (everything produced is final). */
+  get slot(): number {
+    return this.store.last.slot;
+  }
+  /** The slot currently collecting transactions. */
+  get currentSlot(): number {
+    return this.openSlot;
+  }
+  get blockHeight(): number {
+    return this.store.last.blockHeight;
+  }
+  get firstAvailableBlock(): number {
+    return this.store.first;
+  }
+  get transactionCount(): number {
+    return this.store.transactionCount;
+  }
+  get pendingTransactions(): readonly LocalTx[] {
+    return this.pending;
+  }
+  latestBlockhash(): { blockhash: string; lastValidBlockHeight: number } {
+    const last = this.store.last;
+    return { blockhash: last.blockhash, lastValidBlockHeight: last.blockHeight + BLOCKHASH_VALIDITY };
+  }
+  isBlockhashValid(blockhash: string): boolean {
+    return this.recentBlockhashes.has(blockhash);
+  }
+  getBlock(slot: number): LocalBlock | undefined {
+    return this.store.get(slot);
+  }
+  getBlocks(start: number, end: number, limit?: number): number[] {
+    return this.store.range(start, end, limit);
+  }
+  getTransaction(signature: string): LocalTx | undefined {
+    return this.store.transaction(signature);
+  }
+  getSignaturesForAddress(address: string, opts: { before?: string; until?: string; limit?: number } = {}): LocalTx[] {
+    return this.store.signaturesFor(address, { ...opts, limit: opts.limit ?? 1000 });
+  }
+  getAccount(address: string): LocalAccount | null {
+    return readAccount(this.svm, address);
+  }
+  getBalance(address: string): bigint {
+    return this.getAccount(address)?.lamports ?? 0n;
+  }
+  minimumBalanceForRentExemption(dataLen: number): bigint {
+    return this.svm.minimumBalanceForRentExemption(BigInt(dataLen));
+  }
+  epochInfo(): { absoluteSlot: number; blockHeight: number; epoch: number; slotIndex: number; slotsInEpoch: number; transactionCount: number } {
+    const slot = this.slot;
+    const per = Number(SLOTS_PER_EPOCH);
+    return {
+      absoluteSlot: slot, blockHeight: this.blockHeight, epoch: Math.floor(slot / per), slotIndex: slot % per,
+      slotsInEpoch: per, transactionCount: this.transactionCount,
+    };
+  }
+}
+
+/** Settings re-applied to every LiteSVM instance (new, restored or recycled). */
+function configure(svm: LiteSVM): LiteSVM {
+  // LiteSVM accepts only its single latest blockhash and keeps its own unbounded-ish history; the chain does
+  // both checks itself (150-block window, signature index) so both are disabled here.
+  return svm.withBlockhashCheck(false).withTransactionHistory(0n).withSigverify(true);
+}

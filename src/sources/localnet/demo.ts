@@ -1,0 +1,245 @@
+/**
+ * Demo workload for the localnet: a few wallets funded from the faucet, an SPL Token mint and a Token-2022
+ * mint (transfer-fee config + metadata pointer + on-mint metadata), their ATAs, then a steady trickle of SOL
+ * transfers and `transferChecked` token transfers (some as v0 transactions through an address lookup table),
+ * with an occasional failing transfer (more than the balance) that lands with `meta.err` and a charged fee.
+ * Every transaction is built with @solana/kit and the @solana-program/* instruction builders.
+ */
+import {
+  appendTransactionMessageInstructions, compressTransactionMessageUsingAddressLookupTables, createTransactionMessage,
+  generateKeyPairSigner, getTransactionEncoder, pipe,
+  setTransactionMessageFeePayerSigner, setTransactionMessageLifetimeUsingBlockhash, signTransactionMessageWithSigners,
+  type Address, type Blockhash, type Instruction, type KeyPairSigner,
+} from '@solana/kit';
+import { getCreateAccountInstruction, getTransferSolInstruction } from '@solana-program/system';
+import * as spl from '@solana-program/token';
+import * as t22 from '@solana-program/token-2022';
+import { parseJsonLossless } from '../json.js';
+import { getCreateLookupTableInstruction, getExtendLookupTableInstruction } from './alt.js';
+import type { LocalChain } from './chain.js';
+import { stringifyJson } from './rpc-encode.js';
+
+export interface DemoOptions {
+  /** Number of wallets (>= 2). Default 4. */
+  wallets?: number;
+  /** Delay between transfers in ms. Default 500. */
+  intervalMs?: number;
+  /** Fraction of transfers built to fail. Default 0.1. */
+  failureRate?: number;
+  /** SOL given to each wallet. Default 100. */
+  solPerWallet?: number;
+  log?: (message: string, context?: Record<string, unknown>) => void;
+}
+
+export interface DemoWorkload {
+  readonly wallets: Address[];
+  readonly mints: { splToken: Address; token2022: Address };
+  readonly lookupTable: Address;
+  /** Counters of submitted transactions. */
+  readonly stats: { sent: number; failedOnPurpose: number; errors: number };
+  stop(): Promise<void>;
+}
+
+/** The few calls the workload needs, over an in-process chain or a JSON-RPC URL. */
+interface DemoClient {
+  latestBlockhash(): Promise<{ blockhash: string; lastValidBlockHeight: number }>;
+  slot(): Promise<number>;
+  send(wire: Uint8Array, skipPreflight: boolean): Promise<string>;
+  airdrop(to: Address, lamports: bigint): Promise<string>;
+  rent(space: number): Promise<bigint>;
+}
+
+function chainClient(chain: LocalChain): DemoClient {
+  return {
+    latestBlockhash: async () => chain.latestBlockhash(),
+    slot: async () => chain.slot,
+    send: async (wire, skipPreflight) => {
+      const out = chain.sendTransaction(wire, { skipPreflight });
+      if (out.kind === 'preflight-failed') throw new Error(`preflight failed: ${JSON.stringify(out.simulation.err)}`);
+      return out.signature;
+    },
+    airdrop: (to, lamports) => chain.requestAirdrop(to, lamports),
+    rent: async (space) => chain.minimumBalanceForRentExemption(space),
+  };
+}
+
+function urlClient(url: string): DemoClient {
+  let id = 0;
+  const call = async (method: string, params: unknown[]): Promise<any> => {
+    const res = await fetch(url, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: stringifyJson({ jsonrpc: '2.0', id: ++id, method, params }),
+    });
+    const body = parseJsonLossless(await res.text()) as { result?: unknown; error?: { message: string } };
+    if (body.error) throw new Error(`${method}: ${body.error.message}`);
+    return body.result;
+  };
+  return {
+    latestBlockhash: async () => (await call('getLatestBlockhash', [])).value,
+    slot: () => call('getSlot', []),
+    send: (wire, skipPreflight) =>
+      call('sendTransaction', [Buffer.from(wire).toString('base64'), { encoding: 'base64', skipPreflight }]),
+    airdrop: (to, lamports) => call('requestAirdrop', [to, lamports]),
+    rent: async (space) => BigInt(await call('getMinimumBalanceForRentExemption', [space])),
+  };
+}
+
+/** Signs and serializes a transaction (legacy, or v0 optionally compressed with lookup tables). */
+export async function buildWireTransaction(input: {
+  feePayer: KeyPairSigner;
+  instructions: Instruction[];
+  blockhash: string;
+  lastValidBlockHeight?: number;
+  version?: 'legacy' | 0;
+  lookupTables?: Record<Address, Address[]>;
+}): Promise<Uint8Array> {
+  const lifetime = { blockhash: input.blockhash as Blockhash, lastValidBlockHeight: BigInt(input.lastValidBlockHeight ?? 0) };
+  let signed;
+  if (input.version === 0) {
+    const base = pipe(
+      createTransactionMessage({ version: 0 }),
+      (m) => setTransactionMessageFeePayerSigner(input.feePayer, m),
+      (m) => setTransactionMessageLifetimeUsingBlockhash(lifetime, m),
+      (m) => appendTransactionMessageInstructions(input.instructions, m),
+    );
+    const message = input.lookupTables ? compressTransactionMessageUsingAddressLookupTables(base, input.lookupTables) : base;
+    signed = await signTransactionMessageWithSigners(message);
+  } else {
+    const message = pipe(
+      createTransactionMessage({ version: 'legacy' }),
+      (m) => setTransactionMessageFeePayerSigner(input.feePayer, m),
+      (m) => setTransactionMessageLifetimeUsingBlockhash(lifetime, m),
+      (m) => appendTransactionMessageInstructions(input.instructions, m),
+    );
+    signed = await signTransactionMessageWithSigners(message);
+  }
+  return new Uint8Array(getTransactionEncoder().encode(signed));
+}
+
+const SPL_DECIMALS = 6;
+const T22_DECIMALS = 9;
+
+/** Sets everything up (awaited), then keeps sending transfers until `stop()`. */
+export async function startDemoWorkload(target: LocalChain | string, opts: DemoOptions = {}): Promise<DemoWorkload> {
+  const client = typeof target === 'string' ? urlClient(target) : chainClient(target);
+  const log = opts.log ?? (() => {});
+  const n = Math.max(2, opts.wallets ?? 4);
+  const wallets = await Promise.all(Array.from({ length: n }, () => generateKeyPairSigner()));
+  const admin = wallets[0];
+  const send = async (payer: KeyPairSigner, instructions: Instruction[], o: { skipPreflight?: boolean; version?: 'legacy' | 0; lookupTables?: Record<Address, Address[]> } = {}) => {
+    const { blockhash, lastValidBlockHeight } = await client.latestBlockhash();
+    const wire = await buildWireTransaction({ feePayer: payer, instructions, blockhash, lastValidBlockHeight, version: o.version, lookupTables: o.lookupTables });
+    return client.send(wire, o.skipPreflight ?? false);
+  };
+
+  for (const w of wallets) await client.airdrop(w.address, BigInt(Math.round((opts.solPerWallet ?? 100) * 1e9)));
+
+  // SPL Token mint.
+  const splMint = await generateKeyPairSigner();
+  await send(admin, [
+    getCreateAccountInstruction({ payer: admin, newAccount: splMint, lamports: await client.rent(82), space: 82, programAddress: spl.TOKEN_PROGRAM_ADDRESS }),
+    spl.getInitializeMint2Instruction({ mint: splMint.address, decimals: SPL_DECIMALS, mintAuthority: admin.address }),
+  ]);
+
+  // Token-2022 mint with a transfer fee (0.5%, capped), a metadata pointer to itself and the metadata on the mint.
+  const t22Mint = await generateKeyPairSigner();
+  const extensions = [
+    t22.extension('TransferFeeConfig', {
+      transferFeeConfigAuthority: admin.address, withdrawWithheldAuthority: admin.address, withheldAmount: 0n,
+      olderTransferFee: { epoch: 0n, maximumFee: 1_000_000n, transferFeeBasisPoints: 50 },
+      newerTransferFee: { epoch: 0n, maximumFee: 1_000_000n, transferFeeBasisPoints: 50 },
+    }),
+    t22.extension('MetadataPointer', { authority: admin.address, metadataAddress: t22Mint.address }),
+  ];
+  const metadata = t22.extension('TokenMetadata', {
+    updateAuthority: admin.address, mint: t22Mint.address, name: 'Solgate Demo', symbol: 'SGD',
+    uri: 'https://example.com/sgd.json', additionalMetadata: new Map(),
+  });
+  const space = t22.getMintSize(extensions);
+  await send(admin, [
+    // Rent for the final size (metadata reallocates), space for the fixed-size extensions only.
+    getCreateAccountInstruction({ payer: admin, newAccount: t22Mint, lamports: await client.rent(t22.getMintSize([...extensions, metadata])), space, programAddress: t22.TOKEN_2022_PROGRAM_ADDRESS }),
+    ...t22.getPreInitializeInstructionsForMintExtensions(t22Mint.address, extensions),
+    t22.getInitializeMintInstruction({ mint: t22Mint.address, decimals: T22_DECIMALS, mintAuthority: admin.address }),
+    ...t22.getPostInitializeInstructionsForMintExtensions(t22Mint.address, admin, [metadata]),
+  ]);
+
+  // ATAs and initial supply for every wallet.
+  const splAtas: Address[] = [];
+  const t22Atas: Address[] = [];
+  for (const w of wallets) {
+    const [a] = await spl.findAssociatedTokenPda({ owner: w.address, mint: splMint.address, tokenProgram: spl.TOKEN_PROGRAM_ADDRESS });
+    const [b] = await t22.findAssociatedTokenPda({ owner: w.address, mint: t22Mint.address, tokenProgram: t22.TOKEN_2022_PROGRAM_ADDRESS });
+    splAtas.push(a);
+    t22Atas.push(b);
+    await send(admin, [
+      spl.getCreateAssociatedTokenIdempotentInstruction({ payer: admin, ata: a, owner: w.address, mint: splMint.address }),
+      t22.getCreateAssociatedTokenIdempotentInstruction({ payer: admin, ata: b, owner: w.address, mint: t22Mint.address }),
+      spl.getMintToCheckedInstruction({ mint: splMint.address, token: a, mintAuthority: admin, amount: 1_000_000n * 10n ** BigInt(SPL_DECIMALS), decimals: SPL_DECIMALS }),
+      t22.getMintToCheckedInstruction({ mint: t22Mint.address, token: b, mintAuthority: admin, amount: 1_000_000n * 10n ** BigInt(T22_DECIMALS), decimals: T22_DECIMALS }),
+    ]);
+  }
+
+  // A lookup table holding the wallets, ATAs and mints (usable from the slot after the extension).
+  const created = await getCreateLookupTableInstruction({ authority: admin.address, payer: admin.address, recentSlot: BigInt(await client.slot()) });
+  const tableAddresses = [...wallets.map((w) => w.address), ...splAtas, ...t22Atas, splMint.address, t22Mint.address];
+  await send(admin, [created.instruction, getExtendLookupTableInstruction({ table: created.table, authority: admin.address, payer: admin.address, addresses: tableAddresses })]);
+  const tableReadyAfter = await client.slot();
+  const lookupTables = { [created.table]: tableAddresses } as Record<Address, Address[]>;
+  log('demo workload ready', { wallets: wallets.map((w) => w.address), splMint: splMint.address, token2022Mint: t22Mint.address, lookupTable: created.table });
+
+  const stats = { sent: 0, failedOnPurpose: 0, errors: 0 };
+  const failureRate = opts.failureRate ?? 0.1;
+  const rand = (k: number) => Math.floor(Math.random() * k);
+  let round = 0;
+  const tick = async () => {
+    const i = rand(n);
+    const j = (i + 1 + rand(n - 1)) % n;
+    const from = wallets[i];
+    const kind = round++ % 3;
+    const fail = Math.random() < failureRate;
+    const useTable = (await client.slot()) > tableReadyAfter;
+    if (kind === 0) {
+      const amount = fail ? 10n ** 18n : BigInt(1_000 + rand(1_000_000));
+      await send(from, [getTransferSolInstruction({ source: from, destination: wallets[j].address, amount })], { skipPreflight: fail });
+    } else if (kind === 1) {
+      const amount = fail ? 10n ** 18n : BigInt(1 + rand(10 ** SPL_DECIMALS));
+      await send(from, [spl.getTransferCheckedInstruction({ source: splAtas[i], mint: splMint.address, destination: splAtas[j], authority: from, amount, decimals: SPL_DECIMALS })], { skipPreflight: fail });
+    } else {
+      const amount = fail ? 10n ** 18n : BigInt(1 + rand(10 ** T22_DECIMALS));
+      await send(from, [t22.getTransferCheckedInstruction({ source: t22Atas[i], mint: t22Mint.address, destination: t22Atas[j], authority: from, amount, decimals: T22_DECIMALS })], {
+        skipPreflight: fail, version: 0, lookupTables: useTable ? lookupTables : undefined,
+      });
+    }
+    stats.sent++;
+    if (fail) stats.failedOnPurpose++;
+  };
+
+  let stopped = false;
+  let timer: NodeJS.Timeout | null = null;
+  let inFlight: Promise<void> = Promise.resolve();
+  const schedule = () => {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      inFlight = tick()
+        .catch((e: unknown) => {
+          stats.errors++;
+          log('demo transfer failed', { error: String(e) });
+        })
+        .finally(schedule);
+    }, opts.intervalMs ?? 500);
+  };
+  schedule();
+
+  return {
+    wallets: wallets.map((w) => w.address),
+    mints: { splToken: splMint.address, token2022: t22Mint.address },
+    lookupTable: created.table,
+    stats,
+    stop: async () => {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await inFlight;
+    },
+  };
+}

@@ -1,0 +1,71 @@
+/**
+ * The built-in `localnet`: a LiteSVM-backed chain that executes real System, SPL Token, Token-2022,
+ * Associated Token Account and Address Lookup Table instructions, produces slots/blocks, and serves them over
+ * the standard Solana JSON-RPC — so solgate can index a "cluster" with no external validator.
+ *
+ * ```ts
+ * const net = await createLocalnet({ port: 8899 });
+ * const demo = await startDemoWorkload(net.chain);   // optional traffic
+ * // … index net.url like any RPC endpoint …
+ * await demo.stop(); await net.close();
+ * ```
+ *
+ * Notes for long runs:
+ * - Blocks live in memory (default 50 000, oldest dropped; `getFirstAvailableBlock` moves up accordingly).
+ * - LiteSVM keeps its state in a native (Rust) heap. `chain.saveSnapshot(path)` writes it plus the slot and
+ *   blockhash bookkeeping, and `createLocalnet({ snapshot: path })` restarts from it (the block history
+ *   restarts at the snapshot's last block, like a validator booted from a snapshot). `chain.recycle()`
+ *   rebuilds the native instance in place from its own bytes without losing anything.
+ * - The faucet is a regular system account funded at genesis; `requestAirdrop` sends real, recorded
+ *   transfers from it.
+ */
+import { LocalChain, type LocalChainOptions } from './chain.js';
+import { startRpcServer } from './rpc-server.js';
+
+export { LocalChain, BLOCKHASH_VALIDITY } from './chain.js';
+export type { LocalChainOptions, SendOutcome, ChainSnapshotMeta } from './chain.js';
+export { startRpcServer, handleRpcBody } from './rpc-server.js';
+export type { LocalRpcServer } from './rpc-server.js';
+export { startDemoWorkload } from './demo.js';
+export type { DemoWorkload, DemoOptions } from './demo.js';
+export { LocalnetBlockSource, toNormalizedBlock } from './block-source.js';
+export type * from './types.js';
+
+export interface LocalnetOptions extends LocalChainOptions {
+  /** HTTP port; 0 (default) picks a free one. */
+  port?: number;
+  /** Bind address; default 127.0.0.1. */
+  host?: string;
+  /** Restart from a snapshot written by `chain.saveSnapshot(path)`. */
+  snapshot?: string;
+}
+
+export interface Localnet {
+  /** JSON-RPC endpoint, e.g. `http://127.0.0.1:8899`. */
+  readonly url: string;
+  readonly port: number;
+  readonly chain: LocalChain;
+  /** Stops slot production and the HTTP server. */
+  close(): Promise<void>;
+}
+
+/** Starts a chain (slot timer included unless `slotMs: 0`) and its JSON-RPC server. */
+export async function createLocalnet(opts: LocalnetOptions = {}): Promise<Localnet> {
+  const chain = opts.snapshot ? await LocalChain.loadSnapshot(opts.snapshot, opts) : await LocalChain.create(opts);
+  let server;
+  try {
+    server = await startRpcServer(chain, { port: opts.port ?? 0, host: opts.host });
+  } catch (e) {
+    chain.stop();
+    throw e;
+  }
+  return {
+    url: server.url,
+    port: server.port,
+    chain,
+    close: async () => {
+      chain.stop();
+      await server.close();
+    },
+  };
+}

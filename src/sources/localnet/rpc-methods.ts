@@ -1,0 +1,234 @@
+/**
+ * The Solana JSON-RPC methods served by the localnet, with the real wire shapes and error codes.
+ * Every commitment level is accepted: a produced block is final at once.
+ */
+import type { LocalChain } from './chain.js';
+import {
+  accountJson, blockJson, getTransactionJson, simulationJson, type AccountEncoding, type TransactionDetails,
+} from './rpc-encode.js';
+import {
+  RpcError, accountEncodingOpt, addressParam, boolOpt, configParam, invalidParams, maxVersionOpt, positional,
+  requireParam, signatureParam, slotParam, txEncodingOpt, u64, unsupportedVersionError, wireParam,
+} from './rpc-params.js';
+import { describeTxError } from './tx-error.js';
+import type { LocalTx } from './types.js';
+import { isAddress } from '../../core/encoding.js';
+
+export type RpcHandler = (params: unknown[], chain: LocalChain) => unknown;
+
+/** Reported by `getVersion` and in `context.apiVersion`. */
+export const SOLANA_CORE_VERSION = '2.3.13';
+const MAX_SLOT_RANGE = 500_000;
+
+function context(chain: LocalChain, cfg: Record<string, unknown> = {}) {
+  if (cfg.minContextSlot !== undefined && slotParam(cfg.minContextSlot, 'minContextSlot') > chain.slot) {
+    throw new RpcError(-32016, 'Minimum context slot has not been reached', { contextSlot: chain.slot });
+  }
+  return { apiVersion: SOLANA_CORE_VERSION, slot: chain.slot };
+}
+
+function rejectV0(txs: LocalTx[], maxVersion: number | undefined): void {
+  if (maxVersion === undefined && txs.some((t) => t.version === 0)) throw unsupportedVersionError();
+}
+
+function accountEncodingAndSlice(cfg: Record<string, unknown>): { encoding: AccountEncoding; slice?: { offset: number; length: number } } {
+  const encoding = accountEncodingOpt(cfg.encoding);
+  const ds = cfg.dataSlice as { offset?: unknown; length?: unknown } | undefined;
+  const slice = ds ? { offset: slotParam(ds.offset, 'dataSlice.offset'), length: slotParam(ds.length, 'dataSlice.length') } : undefined;
+  return { encoding, slice };
+}
+
+function renderAccount(chain: LocalChain, address: string, encoding: AccountEncoding, slice?: { offset: number; length: number }) {
+  const acc = chain.getAccount(address);
+  if (acc && (encoding === 'binary' || encoding === 'base58') && (slice ? Math.min(slice.length, acc.data.length) : acc.data.length) > 128) {
+    throw new RpcError(-32600, 'Encoded binary (base 58) data should be less than 128 bytes, please use Base64 encoding.');
+  }
+  return accountJson(acc, encoding, slice);
+}
+
+function getBlock(p: unknown[], chain: LocalChain): unknown {
+  const slot = slotParam(requireParam(p, 0, 'slot'));
+  // Legacy form: the second param may be just the encoding string.
+  const cfg = typeof p[1] === 'string' ? { encoding: p[1] } : configParam(p[1]);
+  const encoding = txEncodingOpt(cfg.encoding, 'json');
+  const details = (cfg.transactionDetails ?? 'full') as TransactionDetails;
+  if (!['full', 'signatures', 'none', 'accounts'].includes(details)) throw invalidParams(`unknown transactionDetails ${String(details)}`);
+  const rewards = boolOpt(cfg.rewards, true, 'rewards');
+  const maxVersion = maxVersionOpt(cfg.maxSupportedTransactionVersion);
+  const block = chain.getBlock(slot);
+  if (!block) {
+    if (slot > chain.slot) throw new RpcError(-32004, `Block not available for slot ${slot}`);
+    if (slot < chain.firstAvailableBlock) {
+      throw new RpcError(-32001, `Block cleaned up, does not exist on node. First available block: ${chain.firstAvailableBlock}`);
+    }
+    throw new RpcError(-32007, `Slot ${slot} was skipped, or missing due to ledger jump to recent snapshot`);
+  }
+  if (details === 'full' || details === 'accounts') rejectV0(block.transactions, maxVersion);
+  return blockJson(block, { encoding, transactionDetails: details, rewards });
+}
+
+function getTransaction(p: unknown[], chain: LocalChain): unknown {
+  const sig = signatureParam(requireParam(p, 0, 'signature'));
+  const cfg = typeof p[1] === 'string' ? { encoding: p[1] } : configParam(p[1]);
+  const encoding = txEncodingOpt(cfg.encoding, 'json');
+  const maxVersion = maxVersionOpt(cfg.maxSupportedTransactionVersion);
+  const tx = chain.getTransaction(sig);
+  if (!tx) return null;
+  rejectV0([tx], maxVersion);
+  return getTransactionJson(tx, encoding);
+}
+
+function getBlocks(p: unknown[], chain: LocalChain): number[] {
+  const start = slotParam(requireParam(p, 0, 'start_slot'), 'start_slot');
+  const end = p[1] === undefined || p[1] === null || typeof p[1] === 'object' ? chain.slot : slotParam(p[1], 'end_slot');
+  if (end - start > MAX_SLOT_RANGE) throw invalidParams(`Slot range too large; max ${MAX_SLOT_RANGE}`);
+  return chain.getBlocks(start, Math.min(end, chain.slot));
+}
+
+function getBlocksWithLimit(p: unknown[], chain: LocalChain): number[] {
+  const start = slotParam(requireParam(p, 0, 'start_slot'), 'start_slot');
+  const limit = slotParam(requireParam(p, 1, 'limit'), 'limit');
+  if (limit > MAX_SLOT_RANGE) throw invalidParams(`Limit too large; max ${MAX_SLOT_RANGE}`);
+  return chain.getBlocks(start, chain.slot, limit);
+}
+
+function sendTransaction(p: unknown[], chain: LocalChain): string {
+  const cfg = configParam(p[1]);
+  const wire = wireParam(requireParam(p, 0, 'transaction'), cfg.encoding);
+  let out;
+  try {
+    out = chain.sendTransaction(wire, { skipPreflight: boolOpt(cfg.skipPreflight, false, 'skipPreflight') });
+  } catch (e) {
+    throw new RpcError(-32602, `invalid transaction: ${(e as Error).message}`);
+  }
+  if (out.kind === 'preflight-failed') {
+    const sim = out.simulation;
+    throw new RpcError(-32002, `Transaction simulation failed: ${describeTxError(sim.err!)}`, simulationJson(sim, {
+      innerInstructions: false, accounts: null, accountEncoding: 'base64',
+    }));
+  }
+  if (out.kind === 'dropped' && out.err === 'SignatureFailure') {
+    throw new RpcError(-32003, 'Transaction signature verification failure');
+  }
+  // A dropped transaction still returns its signature (it simply never lands), as on a real cluster.
+  return out.signature;
+}
+
+function simulateTransaction(p: unknown[], chain: LocalChain): unknown {
+  const cfg = configParam(p[1]);
+  const wire = wireParam(requireParam(p, 0, 'transaction'), cfg.encoding);
+  const sigVerify = boolOpt(cfg.sigVerify, false, 'sigVerify');
+  const replaceRecentBlockhash = boolOpt(cfg.replaceRecentBlockhash, false, 'replaceRecentBlockhash');
+  if (sigVerify && replaceRecentBlockhash) throw invalidParams('sigVerify may not be used with replaceRecentBlockhash');
+  let sim;
+  try {
+    sim = chain.simulateTransaction(wire, { sigVerify, replaceRecentBlockhash });
+  } catch (e) {
+    throw new RpcError(-32602, `invalid transaction: ${(e as Error).message}`);
+  }
+  const acfg = cfg.accounts as { addresses?: unknown; encoding?: unknown } | undefined;
+  let accounts = null;
+  let accountEncoding: AccountEncoding = 'base64';
+  if (acfg) {
+    if (!Array.isArray(acfg.addresses) || !acfg.addresses.every(isAddress)) throw invalidParams('accounts.addresses must be addresses');
+    accountEncoding = accountEncodingOpt(acfg.encoding ?? 'base64');
+    if (accountEncoding === 'binary' || accountEncoding === 'base58') throw invalidParams('base58 encoding not supported for accounts');
+    accounts = (acfg.addresses as string[]).map((a) => sim.postAccounts.get(a) ?? chain.getAccount(a));
+  }
+  const value = simulationJson(sim, { innerInstructions: boolOpt(cfg.innerInstructions, false, 'innerInstructions'), accounts, accountEncoding });
+  return { context: context(chain, cfg), value };
+}
+
+function getSignaturesForAddress(p: unknown[], chain: LocalChain): unknown {
+  const address = addressParam(requireParam(p, 0, 'address'));
+  const cfg = configParam(p[1]);
+  const limit = cfg.limit === undefined || cfg.limit === null ? 1000 : slotParam(cfg.limit, 'limit');
+  if (limit < 1 || limit > 1000) throw invalidParams('Invalid limit; max 1000');
+  const before = cfg.before === undefined || cfg.before === null ? undefined : signatureParam(cfg.before);
+  const until = cfg.until === undefined || cfg.until === null ? undefined : signatureParam(cfg.until);
+  context(chain, cfg);
+  return chain.getSignaturesForAddress(address, { before, until, limit }).map((tx) => ({
+    blockTime: tx.blockTime, confirmationStatus: 'finalized', err: tx.meta.err, memo: tx.memo, signature: tx.signature, slot: tx.slot,
+  }));
+}
+
+function getSignatureStatuses(p: unknown[], chain: LocalChain): unknown {
+  const sigs = requireParam(p, 0, 'signatures');
+  if (!Array.isArray(sigs)) throw invalidParams('invalid type: expected an array of signatures');
+  if (sigs.length > 256) throw invalidParams('Too many inputs provided; max 256');
+  const value = sigs.map((s) => {
+    const tx = chain.getTransaction(signatureParam(s));
+    if (!tx) return null;
+    const err = tx.meta.err;
+    return { confirmationStatus: 'finalized', confirmations: null, err, slot: tx.slot, status: err === null ? { Ok: null } : { Err: err } };
+  });
+  return { context: context(chain), value };
+}
+
+export const METHODS: Record<string, RpcHandler> = {
+  getSlot: (p, c) => (context(c, configParam(p[0])), c.slot),
+  getBlockHeight: (p, c) => (context(c, configParam(p[0])), c.blockHeight),
+  getBlock,
+  getBlocks,
+  getBlocksWithLimit,
+  getBlockTime: (p, c) => {
+    const slot = slotParam(requireParam(p, 0, 'slot'));
+    const b = c.getBlock(slot);
+    if (b) return b.blockTime;
+    if (slot > c.slot) throw new RpcError(-32004, `Block not available for slot ${slot}`);
+    throw new RpcError(-32007, `Slot ${slot} was skipped, or missing due to ledger jump to recent snapshot`);
+  },
+  getTransaction,
+  sendTransaction,
+  simulateTransaction,
+  getAccountInfo: (p, c) => {
+    const address = addressParam(requireParam(p, 0, 'address'));
+    const cfg = configParam(p[1]);
+    const { encoding, slice } = accountEncodingAndSlice(cfg);
+    return { context: context(c, cfg), value: renderAccount(c, address, encoding, slice) };
+  },
+  getMultipleAccounts: (p, c) => {
+    const addrs = requireParam(p, 0, 'addresses');
+    if (!Array.isArray(addrs)) throw invalidParams('invalid type: expected an array of addresses');
+    if (addrs.length > 100) throw invalidParams('Too many inputs provided; max 100');
+    const cfg = configParam(p[1]);
+    const { encoding, slice } = accountEncodingAndSlice(cfg);
+    const keys = addrs.map(addressParam);
+    return { context: context(c, cfg), value: keys.map((a) => renderAccount(c, a, encoding, slice)) };
+  },
+  getBalance: (p, c) => {
+    const address = addressParam(requireParam(p, 0, 'address'));
+    return { context: context(c, configParam(p[1])), value: c.getBalance(address) };
+  },
+  getSignaturesForAddress,
+  getSignatureStatuses,
+  getLatestBlockhash: (p, c) => ({ context: context(c, configParam(p[0])), value: c.latestBlockhash() }),
+  isBlockhashValid: (p, c) => {
+    const hash = requireParam(p, 0, 'blockhash');
+    if (!isAddress(hash)) throw new RpcError(-32602, 'Invalid param: Invalid');
+    return { context: context(c, configParam(p[1])), value: c.isBlockhashValid(hash) };
+  },
+  getGenesisHash: (_p, c) => c.genesisHash,
+  getVersion: () => ({ 'feature-set': 3294202862, 'solana-core': SOLANA_CORE_VERSION }),
+  getHealth: () => 'ok',
+  getMinimumBalanceForRentExemption: (p, c) => c.minimumBalanceForRentExemption(slotParam(requireParam(p, 0, 'data length'), 'data length')),
+  requestAirdrop: async (p, c) => {
+    const address = addressParam(requireParam(p, 0, 'address'));
+    const amount = u64(requireParam(p, 1, 'lamports'), 'lamports');
+    try {
+      return await c.requestAirdrop(address, amount);
+    } catch (e) {
+      throw new RpcError(-32600, (e as Error).message);
+    }
+  },
+  getFirstAvailableBlock: (_p, c) => c.firstAvailableBlock,
+  getEpochInfo: (p, c) => (context(c, configParam(p[0])), c.epochInfo()),
+  getTransactionCount: (p, c) => (context(c, configParam(p[0])), c.transactionCount),
+};
+
+/** Runs one method; throws `RpcError` (-32601 for unknown methods). */
+export async function callMethod(chain: LocalChain, method: string, params: unknown): Promise<unknown> {
+  const handler = Object.hasOwn(METHODS, method) ? METHODS[method] : undefined;
+  if (!handler) throw new RpcError(-32601, 'Method not found');
+  return handler(positional(params), chain);
+}

@@ -1,0 +1,111 @@
+/**
+ * Parameter validation for the localnet JSON-RPC methods. Failures throw `RpcError` with the codes and
+ * messages agave uses (-32602 "Invalid params: …", "Invalid param: …").
+ */
+import { base58ToBytes, base64ToBytes, isAddress, isSignature } from '../../core/encoding.js';
+import type { AccountEncoding, TxEncoding } from './rpc-encode.js';
+
+/** A JSON-RPC error with the Solana server code (e.g. -32004) and optional `data`. */
+export class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+    this.name = 'RpcError';
+  }
+}
+
+export const invalidParams = (detail: string) => new RpcError(-32602, `Invalid params: ${detail}`);
+
+/** Positional params; named (object) params are not part of the Solana API. */
+export function positional(params: unknown): unknown[] {
+  if (params === undefined || params === null) return [];
+  if (!Array.isArray(params)) throw new RpcError(-32602, 'Invalid params: expected an array');
+  return params;
+}
+
+/** A non-negative integer (numbers, or digit strings produced by the lossless JSON parser for u64 values). */
+export function u64(v: unknown, what: string): bigint {
+  if (typeof v === 'number' && Number.isInteger(v) && v >= 0) return BigInt(v);
+  if (typeof v === 'string' && /^\d+$/.test(v)) return BigInt(v);
+  if (typeof v === 'bigint' && v >= 0n) return v;
+  throw invalidParams(`invalid type: expected u64 for ${what}, got ${JSON.stringify(v)}`);
+}
+
+export function slotParam(v: unknown, what = 'slot'): number {
+  const n = u64(v, what);
+  if (n > BigInt(Number.MAX_SAFE_INTEGER)) throw invalidParams(`${what} out of range`);
+  return Number(n);
+}
+
+export function requireParam(params: unknown[], i: number, what: string): unknown {
+  if (params[i] === undefined) throw invalidParams(`missing ${what}`);
+  return params[i];
+}
+
+export function configParam(v: unknown): Record<string, unknown> {
+  if (v === undefined || v === null) return {};
+  if (typeof v !== 'object' || Array.isArray(v)) throw invalidParams('invalid type: expected a config object');
+  return v as Record<string, unknown>;
+}
+
+export function addressParam(v: unknown): string {
+  if (!isAddress(v)) throw new RpcError(-32602, 'Invalid param: Invalid');
+  return v;
+}
+
+export function signatureParam(v: unknown): string {
+  if (!isSignature(v)) throw new RpcError(-32602, 'Invalid param: Invalid');
+  return v;
+}
+
+export function boolOpt(v: unknown, dflt: boolean, what: string): boolean {
+  if (v === undefined || v === null) return dflt;
+  if (typeof v !== 'boolean') throw invalidParams(`invalid type: expected a boolean for ${what}`);
+  return v;
+}
+
+export function txEncodingOpt(v: unknown, dflt: TxEncoding): TxEncoding {
+  if (v === undefined || v === null) return dflt;
+  if (v === 'json' || v === 'base64' || v === 'base58') return v;
+  if (v === 'jsonParsed') throw invalidParams('jsonParsed encoding is not supported by the localnet; use json or base64');
+  if (v === 'binary') return 'base58';
+  throw invalidParams(`unknown variant \`${String(v)}\`, expected one of \`binary\`, \`base64\`, \`base58\`, \`json\`, \`jsonParsed\``);
+}
+
+export function accountEncodingOpt(v: unknown): AccountEncoding {
+  if (v === undefined || v === null || v === 'binary') return 'binary';
+  if (v === 'base58' || v === 'base64' || v === 'jsonParsed') return v;
+  if (v === 'base64+zstd') throw invalidParams('base64+zstd encoding is not supported by the localnet; use base64');
+  throw invalidParams(`unknown variant \`${String(v)}\`, expected one of \`binary\`, \`base58\`, \`base64\`, \`jsonParsed\`, \`base64+zstd\``);
+}
+
+/** `maxSupportedTransactionVersion`: absent (legacy only) or 0. */
+export function maxVersionOpt(v: unknown): number | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 255) throw invalidParams('invalid maxSupportedTransactionVersion');
+  return v;
+}
+
+/** The -32015 error of a client that did not opt into v0 transactions. */
+export function unsupportedVersionError(): RpcError {
+  return new RpcError(
+    -32015,
+    'Transaction version (0) is not supported by the requesting client. Please try the request again with the following configuration parameter: "maxSupportedTransactionVersion": 0',
+  );
+}
+
+/** Decodes a transaction string sent to `sendTransaction`/`simulateTransaction` (default encoding base58). */
+export function wireParam(v: unknown, encoding: unknown): Uint8Array {
+  if (typeof v !== 'string') throw invalidParams('invalid type: expected a transaction string');
+  const enc = encoding ?? 'base58';
+  try {
+    if (enc === 'base64') return base64ToBytes(v);
+    if (enc === 'base58') return base58ToBytes(v);
+  } catch (e) {
+    throw new RpcError(-32602, `invalid transaction: ${enc} decode failed: ${(e as Error).message}`);
+  }
+  throw new RpcError(-32602, `unsupported encoding: ${String(enc)}. Supported encodings: base58, base64`);
+}
