@@ -15,6 +15,28 @@ export interface ApiKeyRecord {
   revokedAt: Date | null;
 }
 
+interface KeyRow {
+  id: string;
+  name: string;
+  allowed_ips: string[];
+  plan: string;
+  created_at: Date;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+}
+
+function toRecord(r: KeyRow): ApiKeyRecord {
+  return {
+    id: r.id,
+    name: r.name,
+    allowedIps: r.allowed_ips,
+    plan: r.plan,
+    createdAt: new Date(r.created_at),
+    expiresAt: r.expires_at ? new Date(r.expires_at) : null,
+    revokedAt: r.revoked_at ? new Date(r.revoked_at) : null,
+  };
+}
+
 const KEY_RE = /^sg_([0-9a-f]{16})_([A-Za-z0-9_-]{43})$/;
 
 function hashKey(key: string): string {
@@ -54,38 +76,18 @@ export async function createApiKey(
 export async function findApiKey(q: Queryable, key: string): Promise<ApiKeyRecord | null> {
   const m = KEY_RE.exec(key);
   if (!m) return null;
-  const { rows } = await q.query<{
-    id: string; name: string; key_hash: string; allowed_ips: string[]; plan: string; created_at: Date; expires_at: Date | null; revoked_at: Date | null;
-  }>('SELECT id, name, key_hash, allowed_ips, plan, created_at, expires_at, revoked_at FROM api_keys WHERE id = $1', [m[1]]);
+  const { rows } = await q.query<KeyRow & { key_hash: string }>('SELECT id, name, key_hash, allowed_ips, plan, created_at, expires_at, revoked_at FROM api_keys WHERE id = $1', [m[1]]);
   if (!rows.length) return null;
   const r = rows[0];
   const a = Buffer.from(hashKey(key), 'hex');
   const b = Buffer.from(r.key_hash, 'hex');
   if (a.length !== b.length || !timingSafeEqual(a, b)) return null;
-  return {
-    id: r.id,
-    name: r.name,
-    allowedIps: r.allowed_ips,
-    plan: r.plan,
-    createdAt: new Date(r.created_at),
-    expiresAt: r.expires_at ? new Date(r.expires_at) : null,
-    revokedAt: r.revoked_at ? new Date(r.revoked_at) : null,
-  };
+  return toRecord(r);
 }
 
 export async function listApiKeys(q: Queryable): Promise<ApiKeyRecord[]> {
-  const { rows } = await q.query<{
-    id: string; name: string; allowed_ips: string[]; plan: string; created_at: Date; expires_at: Date | null; revoked_at: Date | null;
-  }>('SELECT id, name, allowed_ips, plan, created_at, expires_at, revoked_at FROM api_keys ORDER BY created_at, id');
-  return rows.map((r) => ({
-    id: r.id,
-    name: r.name,
-    allowedIps: r.allowed_ips,
-    plan: r.plan,
-    createdAt: new Date(r.created_at),
-    expiresAt: r.expires_at ? new Date(r.expires_at) : null,
-    revokedAt: r.revoked_at ? new Date(r.revoked_at) : null,
-  }));
+  const { rows } = await q.query<KeyRow>('SELECT id, name, allowed_ips, plan, created_at, expires_at, revoked_at FROM api_keys ORDER BY created_at, id');
+  return rows.map(toRecord);
 }
 
 export async function revokeApiKey(q: Queryable, id: string): Promise<boolean> {

@@ -4,7 +4,7 @@
  * update stays all-or-nothing either way.
  */
 import type { Db, Queryable } from './db.js';
-import type { BlockUpdate } from './block-update.js';
+import { emptyUpdate, type BlockUpdate } from './block-update.js';
 import { advanceCheckpoint, writeAddressLinks, writeBlocks, writeTransactions } from './chain.js';
 import {
   writeMints,
@@ -20,20 +20,8 @@ import { dedupeBy } from './bulk.js';
 /** Concatenates updates into one (rows keep their own positions, so merging is order-safe). */
 export function mergeUpdates(updates: BlockUpdate[]): BlockUpdate {
   if (updates.length === 1) return updates[0];
-  const out: BlockUpdate = {
-    block: null,
-    slot: Math.max(...updates.map((u) => u.slot)),
-    transactions: [],
-    addressLinks: [],
-    solBalances: [],
-    mints: [],
-    supplyChanges: [],
-    tokenAccounts: [],
-    tokenExtensions: [],
-    transfers: [],
-    funding: [],
-    nameRecords: [],
-  };
+  const out = emptyUpdate(Math.max(...updates.map((u) => u.slot)));
+
   for (const u of updates) {
     out.transactions.push(...u.transactions);
     out.addressLinks.push(...u.addressLinks);
