@@ -5,7 +5,7 @@
  */
 import type { Block, NormalizedTx } from '../core/model.js';
 import { isWritable } from '../core/model.js';
-import { NATIVE_DECIMALS, NATIVE_MINT, VOTE_PROGRAM } from '../core/programs.js';
+import { NATIVE_DECIMALS, NATIVE_MINT } from '../core/programs.js';
 import type { DomainEvent } from '../parsers/events.js';
 import type { BalanceChange, BlockUpdate, TokenAccountPatch } from '../store/block-update.js';
 import { emptyUpdate, posOf } from '../store/block-update.js';
@@ -46,11 +46,6 @@ export function tokenAccountsNeeded(p: ParsedTx): string[] {
     }
   }
   return out;
-}
-
-/** Whether a transaction is a vote (votes are not indexed: they concern no wallet activity). */
-export function isVoteTx(tx: NormalizedTx): boolean {
-  return tx.isVote || (tx.instructions.length > 0 && tx.instructions.every((i) => tx.accountKeys[i.programIdIndex] === VOTE_PROGRAM));
 }
 
 /**

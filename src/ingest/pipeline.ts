@@ -12,7 +12,7 @@ import { queryMintDecimals, queryTokenAccountInfo } from '../store/tokens.js';
 import type { BlockUpdate } from '../store/block-update.js';
 import { parseTransaction } from '../parsers/registry.js';
 import type { BlockSource } from '../sources/source.js';
-import { foldBlock, isVoteTx, tokenAccountsNeeded, type FoldContext, type ParsedTx } from './fold-block.js';
+import { foldBlock, tokenAccountsNeeded, type FoldContext, type ParsedTx } from './fold-block.js';
 import { foldAccounts } from './fold-accounts.js';
 
 export interface IngestStats {
@@ -41,7 +41,8 @@ export function createIngester(db: Db, logger?: Logger): Ingester {
 
   async function prepare(blocks: Block[]): Promise<BlockUpdate[]> {
     const parsed = blocks.map((b) => {
-      const txs = b.transactions.filter((t) => !isVoteTx(t));
+      // Votes concern no wallet activity and are not indexed (sources may already have dropped them).
+      const txs = b.transactions.filter((t) => !t.isVote);
       return txs.map((tx): ParsedTx => ({ tx, events: parseTransaction(tx) }));
     });
     const ctx = await lookupContext(db, parsed.flat());

@@ -7,8 +7,8 @@
  * Malformed input throws a {@link FieldError} whose message names the offending field; nothing here crashes on
  * an undefined access.
  */
-import { getCompiledTransactionMessageDecoder, getTransactionDecoder } from '@solana/kit';
-import { bytesToBase58, isSignature } from '../core/encoding.js';
+import { base58ToBytes, bytesToBase58, isSignature } from '../core/encoding.js';
+import { onlyInvokes, parseWireTransaction } from '../core/wire-transaction.js';
 import type {
   AccountUpdate,
   AddressTableLookup,
@@ -54,10 +54,19 @@ export interface TxContext {
   slot?: number;
   indexInBlock?: number | null;
   blockTime?: number | null;
+  /** Drop vote transactions before decoding them further (wire encodings only). */
+  skipVotes?: boolean;
 }
 
-const txDecoder = getTransactionDecoder();
-const messageDecoder = getCompiledTransactionMessageDecoder();
+export interface BlockOptions {
+  /**
+   * Leave out pure vote transactions (every instruction invokes the Vote program): about 70% of a mainnet
+   * block, of no interest to any index here. The others keep their true `indexInBlock`.
+   */
+  skipVotes?: boolean;
+}
+
+const VOTE_PROGRAM_BYTES = base58ToBytes(VOTE_PROGRAM);
 /** Base58 of 64 zero bytes: an unsigned slot of a partially signed transaction. */
 const ZERO_SIGNATURE = '1'.repeat(64);
 
@@ -79,8 +88,8 @@ interface DecodedMessage {
  * know its position). Account keys are the static keys followed by `meta.loadedAddresses` writable then
  * readonly, which is how address-lookup-table keys are resolved.
  */
-export function normalizeRpcTransaction(result: unknown, opts: TxContext = {}): NormalizedTx {
-  return labelled('getTransaction result', () => normalizeTxEntry(result, '', opts));
+export function normalizeRpcTransaction(result: unknown, opts: Omit<TxContext, 'skipVotes'> = {}): NormalizedTx {
+  return labelled('getTransaction result', () => normalizeTxEntry(result, '', opts)!);
 }
 
 /**
@@ -88,7 +97,7 @@ export function normalizeRpcTransaction(result: unknown, opts: TxContext = {}): 
  * encoding. `slot` comes from the caller because the result does not contain it (recorded block files carry
  * it only in their file name). Transactions get `indexInBlock` = array position and the block's `blockTime`.
  */
-export function normalizeRpcBlock(result: unknown, slot: number): Block {
+export function normalizeRpcBlock(result: unknown, slot: number, opts: BlockOptions = {}): Block {
   return labelled(`getBlock result (slot ${slot})`, () => {
     const b = obj(result, 'block');
     const blockTime = optInt(b.blockTime, 'blockTime');
@@ -102,15 +111,16 @@ export function normalizeRpcBlock(result: unknown, slot: number): Block {
       previousBlockhash: optStr(b.previousBlockhash, 'previousBlockhash'),
       blockTime,
       blockHeight: optUint(b.blockHeight, 'blockHeight'),
-      transactions: b.transactions.map((t, i) =>
-        normalizeTxEntry(t, `transactions[${i}].`, { slot, indexInBlock: i, blockTime }),
-      ),
+      transactions: b.transactions.flatMap((t, i) => {
+        const tx = normalizeTxEntry(t, `transactions[${i}].`, { slot, indexInBlock: i, blockTime, skipVotes: opts.skipVotes });
+        return tx ? [tx] : [];
+      }),
     };
   });
 }
 
 /** `{transaction, meta, version, slot?, blockTime?}`: a getTransaction result or one entry of a getBlock. */
-function normalizeTxEntry(entry: unknown, p: string, ctx: TxContext): NormalizedTx {
+function normalizeTxEntry(entry: unknown, p: string, ctx: TxContext): NormalizedTx | null {
   const r = obj(entry, p ? p.slice(0, -1) : 'result');
   const slot = ctx.slot ?? uint(r.slot, `${p}slot`);
   const blockTime = ctx.blockTime !== undefined ? ctx.blockTime : optInt(r.blockTime, `${p}blockTime`);
@@ -118,7 +128,8 @@ function normalizeTxEntry(entry: unknown, p: string, ctx: TxContext): Normalized
   if (declared !== undefined && declared !== null && declared !== 'legacy' && declared !== 0) {
     throw new FieldError(`${p}version`, `must be "legacy" or 0, got ${JSON.stringify(declared)}`);
   }
-  const msg = decodeTransactionField(r.transaction, `${p}transaction`);
+  const msg = decodeTransactionField(r.transaction, `${p}transaction`, ctx.skipVotes ?? false);
+  if (!msg) return null;
   // The wire format is authoritative; json encoding only has `version` and the presence of lookups to go by.
   const version: 'legacy' | 0 = msg.version ?? (declared === 0 ? 0 : 'legacy');
   const meta = r.meta === null || r.meta === undefined ? null : obj(r.meta, `${p}meta`);
@@ -160,7 +171,7 @@ function normalizeTxEntry(entry: unknown, p: string, ctx: TxContext): Normalized
     isVote: false,
   };
   checkIndexes(tx, p);
-  tx.isVote = tx.instructions.some((ix) => tx.accountKeys[ix.programIdIndex] === VOTE_PROGRAM);
+  tx.isVote = tx.instructions.length > 0 && tx.instructions.every((ix) => tx.accountKeys[ix.programIdIndex] === VOTE_PROGRAM);
   return tx;
 }
 
@@ -175,53 +186,44 @@ function countLookups(lookups: AddressTableLookup[]): { writable: number; readon
 }
 
 /** The `transaction` field: `[data, "base64"|"base58"]` (wire bytes) or the json-encoding object. */
-function decodeTransactionField(v: unknown, p: string): DecodedMessage {
+function decodeTransactionField(v: unknown, p: string, skipVotes = false): DecodedMessage | null {
   if (Array.isArray(v)) {
     const enc = str(v[1], `${p}[1]`);
-    if (enc === 'base64') return decodeWire(base64Bytes(v[0], `${p}[0]`), `${p}[0]`);
-    if (enc === 'base58') return decodeWire(base58Bytes(v[0], `${p}[0]`), `${p}[0]`);
+    if (enc === 'base64') return decodeWire(base64Bytes(v[0], `${p}[0]`), `${p}[0]`, skipVotes);
+    if (enc === 'base58') return decodeWire(base58Bytes(v[0], `${p}[0]`), `${p}[0]`, skipVotes);
     throw new FieldError(`${p}[1]`, `must be "base64" or "base58", got ${JSON.stringify(enc)}`);
   }
   if (typeof v === 'string') return decodeWire(base58Bytes(v, p), p); // legacy `encoding: 'binary'`
   return decodeJsonTransaction(obj(v, p), p);
 }
 
-/** Decodes wire-format transaction bytes with @solana/kit. */
-function decodeWire(bytes: Uint8Array, p: string): DecodedMessage {
-  let tx: ReturnType<typeof txDecoder.decode>;
-  let m: ReturnType<typeof messageDecoder.decode>;
+/** Decodes wire-format transaction bytes (null for a vote when `skipVotes`). */
+function decodeWire(bytes: Uint8Array, p: string, skipVotes = false): DecodedMessage | null {
+  let w: ReturnType<typeof parseWireTransaction>;
   try {
-    tx = txDecoder.decode(bytes);
-    m = messageDecoder.decode(tx.messageBytes);
+    w = parseWireTransaction(bytes);
   } catch (e) {
     throw new FieldError(p, `is not a valid wire transaction (${(e as Error).message})`);
   }
-  if (m.version !== 'legacy' && m.version !== 0) {
-    throw new FieldError(p, `uses unsupported message version ${String(m.version)}`);
-  }
-  const signatures = Object.values(tx.signatures).map((s) => (s ? bytesToBase58(s as Uint8Array) : ZERO_SIGNATURE));
-  if (signatures.length === 0) throw new FieldError(p, 'has no signatures');
-  const lookups = m.version === 0 ? (m.addressTableLookups ?? []) : [];
+  if (skipVotes && onlyInvokes(w, VOTE_PROGRAM_BYTES)) return null;
+  if (w.signatures.length === 0) throw new FieldError(p, 'has no signatures');
+  const signatures = w.signatures.map((s) => (s.every((x) => x === 0) ? ZERO_SIGNATURE : bytesToBase58(s)));
   return {
     signatures,
-    version: m.version,
-    staticKeys: [...m.staticAccounts],
-    header: {
-      numRequiredSignatures: m.header.numSignerAccounts,
-      numReadonlySignedAccounts: m.header.numReadonlySignerAccounts,
-      numReadonlyUnsignedAccounts: m.header.numReadonlyNonSignerAccounts,
-    },
-    recentBlockhash: m.lifetimeToken,
-    instructions: m.instructions.map((ix) => ({
-      programIdIndex: ix.programAddressIndex,
-      accounts: [...(ix.accountIndices ?? [])],
-      data: Uint8Array.from(ix.data ?? []),
+    version: w.version,
+    staticKeys: w.staticKeys.map(bytesToBase58),
+    header: w.header,
+    recentBlockhash: bytesToBase58(w.recentBlockhash),
+    instructions: w.instructions.map((ix) => ({
+      programIdIndex: ix.programIdIndex,
+      accounts: ix.accounts,
+      data: Uint8Array.from(ix.data),
       stackHeight: 1,
     })),
-    addressTableLookups: lookups.map((l) => ({
-      accountKey: l.lookupTableAddress,
-      writableIndexes: [...l.writableIndexes],
-      readonlyIndexes: [...l.readonlyIndexes],
+    addressTableLookups: w.addressTableLookups.map((l) => ({
+      accountKey: bytesToBase58(l.accountKey),
+      writableIndexes: l.writableIndexes,
+      readonlyIndexes: l.readonlyIndexes,
     })),
   };
 }

@@ -199,7 +199,7 @@ function classify(doc: unknown, file: string, onlyRecord: boolean): RecordItem {
     throw new Error(`not a recognised record: expected a JSON object, got ${d === null ? 'null' : typeof d}`);
   }
   if (Array.isArray(d.transactions) && 'blockhash' in d) {
-    return { kind: 'block', block: normalizeRpcBlock(d, blockSlot(d.slot, file, onlyRecord)) };
+    return { kind: 'block', block: normalizeRpcBlock(d, blockSlot(d.slot, file, onlyRecord), { skipVotes: true }) };
   }
   if ('transaction' in d && 'slot' in d) return { kind: 'tx', tx: normalizeRpcTransaction(d) };
   if ('outerInstructions' in d) return { kind: 'tx', tx: normalizeGeyserTransaction(d) };

@@ -121,7 +121,7 @@ export function createRpcPoller(opts: RpcPollerOptions): RpcPoller {
       stats.skippedSlots++;
       return null;
     }
-    const block = normalizeRpcBlock(res, slot);
+    const block = normalizeRpcBlock(res, slot, { skipVotes: true });
     stats.blocksFetched++;
     return block;
   }

@@ -38,6 +38,9 @@ export function mergeUpdates(updates: BlockUpdate[]): BlockUpdate {
 }
 
 async function writeUpdateRows(q: Queryable, u: BlockUpdate, blocks: BlockUpdate[]): Promise<void> {
+  // Not waiting for the WAL flush is safe here: the checkpoint commits with the rows, so after a crash the
+  // ingester resumes from the last durable checkpoint and re-writes (idempotently) whatever was lost.
+  await q.query('SET LOCAL synchronous_commit = off');
   await writeBlocks(q, blocks.flatMap((b) => (b.block ? [b.block] : [])));
   await writeTransactions(q, dedupeBy(u.transactions, (t) => t.signature, (a, b) => a.hasMeta || !b.hasMeta));
   await writeAddressLinks(q, dedupeLinks(u));
