@@ -12,9 +12,8 @@ import { decodeNameRecord } from '../parsers/accounts/name-service.js';
 const SNAPSHOT_ORD = 2_147_483_647;
 
 export function foldAccounts(updates: AccountUpdate[]): BlockUpdate {
-  const u = emptyUpdate(0);
+  const u = emptyUpdate(null);
   for (const a of updates) {
-    u.slot = Math.max(u.slot, a.slot);
     const pos = accountPos(a.slot);
     u.solBalances.push({ address: a.pubkey, lamports: a.lamports, pos });
     const tok = decodeTokenProgramAccount(a);

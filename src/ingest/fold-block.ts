@@ -70,7 +70,7 @@ export function foldBlock(block: Block, parsed: ParsedTx[], ctx: FoldContext = e
       txCount: block.transactions.length,
     };
   for (const p of parsed) {
-    u.slot = Math.max(u.slot, p.tx.slot);
+    u.slot = Math.max(u.slot ?? p.tx.slot, p.tx.slot);
     foldTx(u, p, ctx);
   }
   return u;

@@ -136,8 +136,11 @@ export interface NameRecordRow {
 export interface BlockUpdate {
   /** The block row, when the input was a whole block (recorded transactions have none). */
   block: BlockRow | null;
-  /** Highest slot this update covers; the checkpoint moves to max(checkpoint, this). */
-  slot: number;
+  /**
+   * Highest slot of the transactions/blocks this update covers; the checkpoint moves to max(checkpoint, this).
+   * Null for account-only updates: account state says nothing about which blocks were ingested.
+   */
+  slot: number | null;
   transactions: TxRow[];
   addressLinks: AddressLinkRow[];
   solBalances: SolBalanceRow[];
@@ -150,7 +153,7 @@ export interface BlockUpdate {
   nameRecords: NameRecordRow[];
 }
 
-export function emptyUpdate(slot: number): BlockUpdate {
+export function emptyUpdate(slot: number | null): BlockUpdate {
   return {
     block: null,
     slot,

@@ -20,7 +20,8 @@ import { dedupeBy } from './bulk.js';
 /** Concatenates updates into one (rows keep their own positions, so merging is order-safe). */
 export function mergeUpdates(updates: BlockUpdate[]): BlockUpdate {
   if (updates.length === 1) return updates[0];
-  const out = emptyUpdate(Math.max(...updates.map((u) => u.slot)));
+  const slots = updates.flatMap((u) => (u.slot === null ? [] : [u.slot]));
+  const out = emptyUpdate(slots.length ? Math.max(...slots) : null);
 
   for (const u of updates) {
     out.transactions.push(...u.transactions);
@@ -52,7 +53,7 @@ async function writeUpdateRows(q: Queryable, u: BlockUpdate, blocks: BlockUpdate
   await writeTransfers(q, u.transfers);
   await writeFunding(q, u.funding);
   await writeNameRecords(q, u.nameRecords);
-  await advanceCheckpoint(q, u.slot);
+  if (u.slot !== null) await advanceCheckpoint(q, u.slot);
 }
 
 /** Links of the same (address, tx) from several inputs collapse to the strongest relation. */
