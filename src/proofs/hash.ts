@@ -1,0 +1,96 @@
+/**
+ * Node hashing of SPL / MPL concurrent Merkle trees (account compression).
+ *
+ * Mirrors `spl-concurrent-merkle-tree` (solana-program-library `libraries/concurrent-merkle-tree/src`):
+ * - `hash.rs` `hash_to_parent`: parent = keccak256(left ‖ right), the order given by the child's side;
+ * - `node.rs` `EMPTY` / `empty_node`: an empty leaf is 32 zero bytes and the empty subtree of level i is
+ *   keccak256(empty(i-1) ‖ empty(i-1)).
+ * Pure: no I/O, no state besides the empty-subtree table computed once at import.
+ */
+import { keccak_256 } from '@noble/hashes/sha3';
+import bs58 from 'bs58';
+import { SolgateError } from '../core/errors.js';
+
+/** Size in bytes of every node (leaf, inner node, root). */
+export const NODE_BYTES = 32;
+
+/** Deepest tree the program accepts (`check_bounds`: `max_depth < 31`). */
+export const MAX_TREE_DEPTH = 30;
+
+/** keccak256 of the concatenation of `parts` (Solana's `keccak::hashv`). */
+export function keccak256(...parts: readonly Uint8Array[]): Uint8Array {
+  const h = keccak_256.create();
+  for (const p of parts) h.update(p);
+  return h.digest();
+}
+
+/** Parent of two sibling nodes: keccak256(left ‖ right). */
+export function hashPair(left: Uint8Array, right: Uint8Array): Uint8Array {
+  return keccak256(left, right);
+}
+
+/**
+ * Parent of `node` and its `sibling` (`hash_to_parent`): `node` goes first when it is the left child, which is
+ * when the bit of the leaf index at this level is 0 (even node index).
+ */
+export function hashToParent(node: Uint8Array, sibling: Uint8Array, nodeIsLeft: boolean): Uint8Array {
+  return nodeIsLeft ? keccak256(node, sibling) : keccak256(sibling, node);
+}
+
+const EMPTY_NODES: readonly Uint8Array[] = (() => {
+  const table: Uint8Array[] = [new Uint8Array(NODE_BYTES)];
+  for (let level = 1; level <= MAX_TREE_DEPTH; level++) {
+    const below = table[level - 1];
+    table.push(hashPair(below, below));
+  }
+  return table;
+})();
+
+function checkLevel(level: number): void {
+  if (!Number.isInteger(level) || level < 0 || level > MAX_TREE_DEPTH) {
+    throw new SolgateError('INTERNAL', `empty-node level must be an integer in 0..${MAX_TREE_DEPTH}`, {
+      context: { level },
+    });
+  }
+}
+
+/**
+ * Hash of an empty subtree whose root sits `level` levels above the leaves (level 0 = the empty leaf, 32 zero
+ * bytes; level `depth` = the root of an empty tree of that depth). Returns a fresh copy of the cached value.
+ */
+export function emptyNode(level: number): Uint8Array {
+  checkLevel(level);
+  return EMPTY_NODES[level].slice();
+}
+
+/** True when `hash` is the empty-subtree hash for `level` (no copy made). */
+export function isEmptyNode(hash: Uint8Array, level: number): boolean {
+  checkLevel(level);
+  return nodesEqual(hash, EMPTY_NODES[level]);
+}
+
+/** Byte equality of two nodes (any length; false when lengths differ). */
+export function nodesEqual(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/**
+ * Node → base58, the encoding of `root`, `leaf` and `proof[]` in getAssetProof. Uses `bs58` directly rather
+ * than `core/encoding`'s memoised `bytesToBase58`, so random hashes do not evict cached account keys.
+ */
+export function nodeToBase58(node: Uint8Array): string {
+  return bs58.encode(node);
+}
+
+/** Base58 → 32-byte node; undefined when the text is not base58 or not exactly 32 bytes. */
+export function nodeFromBase58(text: string): Uint8Array | undefined {
+  let bytes: Uint8Array;
+  try {
+    bytes = bs58.decode(text);
+  } catch {
+    return undefined;
+  }
+  return bytes.length === NODE_BYTES ? bytes : undefined;
+}
