@@ -20,9 +20,14 @@ export interface TimedDb {
   reset(): void;
 }
 
+/** Label of the ingester's one-statement batch write (all tables as data-modifying CTEs). */
+export const COMBINED_WRITE = 'INSERT all tables (one statement)';
+
 /** Short label of a SQL statement: verb and main table. */
 export function statementLabel(sql: string): string {
   const s = sql.trim();
+  // The ingester writes a batch as one statement of data-modifying CTEs (store/bulk.ts combineStatements).
+  if (/^WITH\b/i.test(s) && /\bINSERT INTO\b/i.test(s)) return COMBINED_WRITE;
   const ins = /^INSERT INTO\s+(\w+)/i.exec(s);
   if (ins) return `INSERT ${ins[1]}`;
   const sel = /^SELECT[\s\S]*?\bFROM\s+(\w+)/i.exec(s);
@@ -37,9 +42,11 @@ export function timeDb(inner: Db): TimedDb {
     if (cur) (cur.calls++, (cur.ms += ms));
     else statements.set(label, { calls: 1, ms });
   };
-  const timed = (q: Queryable): Queryable => ({
+  const timed = (q: Queryable, isOuter = false): Queryable => ({
     async query<T>(sql: string, params?: unknown[]) {
       const t0 = performance.now();
+      // A one-statement write outside tx() is a write transaction of its own.
+      if (isOuter && statementLabel(sql) === COMBINED_WRITE) result.lastTxStart = t0;
       try {
         return await q.query<T>(sql, params);
       } finally {
@@ -47,7 +54,7 @@ export function timeDb(inner: Db): TimedDb {
       }
     },
   });
-  const outer = timed(inner);
+  const outer = timed(inner, true);
   const result: TimedDb = {
     statements,
     lastTxStart: 0,

@@ -56,21 +56,27 @@ export function solDeltas(tx: NormalizedTx): SolDelta[] {
  * the source recorded no token balances.
  */
 export function tokenDeltas(tx: NormalizedTx): TokenDelta[] {
+  return indexedTokenDeltas(tx).map(({ index: _index, ...d }) => d);
+}
+
+/** {@link tokenDeltas}, each entry also carrying the index of its account in `accountKeys`. */
+export function indexedTokenDeltas(tx: NormalizedTx): (TokenDelta & { index: number })[] {
   const meta = tx.meta;
   if (!meta || (!meta.preTokenBalances && !meta.postTokenBalances)) return [];
   const pre = byIndex(meta.preTokenBalances ?? []);
   const post = byIndex(meta.postTokenBalances ?? []);
-  const indexes = [...new Set([...pre.keys(), ...post.keys()])].sort((a, b) => a - b);
-  const out: TokenDelta[] = [];
+  const indexes = pre.size === 0 ? [...post.keys()] : post.size === 0 ? [...pre.keys()] : [...new Set([...pre.keys(), ...post.keys()])];
+  indexes.sort((a, b) => a - b);
+  const out: (TokenDelta & { index: number })[] = [];
   for (const i of indexes) {
     const account = tx.accountKeys[i];
     if (account === undefined) continue;
     const a = pre.get(i);
     const b = post.get(i);
     if (a && b && a.mint !== b.mint) {
-      out.push(delta(account, a, a.amount, 0n), delta(account, b, 0n, b.amount));
+      out.push(delta(i, account, a, a.amount, 0n), delta(i, account, b, 0n, b.amount));
     } else {
-      out.push(delta(account, (b ?? a) as TokenBalance, a?.amount ?? 0n, b?.amount ?? 0n, a));
+      out.push(delta(i, account, (b ?? a) as TokenBalance, a?.amount ?? 0n, b?.amount ?? 0n, a));
     }
   }
   return out;
@@ -82,8 +88,9 @@ function byIndex(list: readonly TokenBalance[]): Map<number, TokenBalance> {
   return m;
 }
 
-function delta(account: Address, info: TokenBalance, pre: bigint, post: bigint, fallback?: TokenBalance): TokenDelta {
+function delta(index: number, account: Address, info: TokenBalance, pre: bigint, post: bigint, fallback?: TokenBalance): TokenDelta & { index: number } {
   return {
+    index,
     account,
     mint: info.mint,
     owner: info.owner ?? fallback?.owner ?? null,

@@ -7,9 +7,9 @@ import type { Block, NormalizedTx } from '../core/model.js';
 import { isWritable } from '../core/model.js';
 import { NATIVE_DECIMALS, NATIVE_MINT } from '../core/programs.js';
 import type { DomainEvent } from '../parsers/events.js';
-import type { BalanceChange, BlockUpdate, TokenAccountPatch } from '../store/block-update.js';
+import type { BalanceChange, BlockUpdate, TokenAccountPatch, WalletTransferRow } from '../store/block-update.js';
 import { emptyUpdate, posOf } from '../store/block-update.js';
-import { solDeltas, tokenDeltas } from './balances.js';
+import { indexedTokenDeltas } from './balances.js';
 import { isInfrastructureAddress } from './infrastructure.js';
 
 /** What the store already knows about a token account. */
@@ -76,56 +76,64 @@ export function foldBlock(block: Block, parsed: ParsedTx[], ctx: FoldContext = e
   return u;
 }
 
+type Rel = 1 | 2 | 3;
+type Change = { amount: bigint; decimals: number };
+
 function foldTx(u: BlockUpdate, { tx, events }: ParsedTx, ctx: FoldContext): void {
   const txIndex = tx.indexInBlock ?? 0;
   const pos = posOf(tx.slot, tx.indexInBlock ?? unknownIndexTiebreak(tx.signature));
   const meta = tx.meta;
+  const keys = tx.accountKeys;
+  const n = keys.length;
   u.transactions.push({
     signature: tx.signature,
     slot: tx.slot,
     txIndex,
     blockTime: tx.blockTime,
     fee: meta ? meta.fee : null,
-    feePayer: tx.accountKeys[0],
+    feePayer: keys[0],
     err: meta?.err ?? null,
     hasMeta: meta !== null,
   });
 
-  const invoked = new Set<number>();
-  for (const ix of tx.instructions) invoked.add(ix.programIdIndex);
-  for (const g of tx.innerInstructions) for (const ix of g.instructions) invoked.add(ix.programIdIndex);
   /** Keys that are wallets/accounts rather than programs being called or sysvars. */
-  const isAccountKey = (i: number) =>
-    !isInfrastructureAddress(tx.accountKeys[i]) && !(invoked.has(i) && isWritable(tx, i) !== true);
+  const accountKey = accountKeyFlags(tx);
 
-  // relation per address, and balance changes per address
-  const relation = new Map<string, 1 | 2 | 3>();
-  const changes = new Map<string, Map<string, { amount: bigint; decimals: number }>>();
+  // relation per address, and balance changes per address (per mint)
+  const relation = new Map<string, Rel>();
+  const changes = new Map<string, Map<string, Change>>();
   const addChange = (addr: string, mint: string, amount: bigint, decimals: number) => {
     if (amount === 0n) return;
     let m = changes.get(addr);
     if (!m) changes.set(addr, (m = new Map()));
     const cur = m.get(mint);
-    m.set(mint, { amount: (cur?.amount ?? 0n) + amount, decimals });
+    m.set(mint, { amount: cur === undefined ? amount : cur.amount + amount, decimals });
   };
-  tx.accountKeys.forEach((k, i) => {
-    if (isAccountKey(i)) relation.set(k, 1);
-  });
+  for (let i = 0; i < n; i++) if (accountKey[i]) relation.set(keys[i], 1);
 
   // Native balances and their changes.
   if (meta) {
-    tx.accountKeys.forEach((k, i) => {
-      if (!isAccountKey(i) || meta.postBalances[i] === undefined) return;
-      u.solBalances.push({ address: k, lamports: meta.postBalances[i], pos });
-    });
-    for (const d of solDeltas(tx)) if (relation.has(d.account)) addChange(d.account, NATIVE_MINT, d.delta, NATIVE_DECIMALS);
+    const post = meta.postBalances;
+    for (let i = 0; i < n; i++) {
+      if (!accountKey[i] || post[i] === undefined) continue;
+      u.solBalances.push({ address: keys[i], lamports: post[i], pos });
+    }
+    // = solDeltas(tx), in accountKeys order
+    const pre = meta.preBalances;
+    const m = Math.min(pre.length, post.length, n);
+    for (let i = 0; i < m; i++) {
+      if (pre[i] === post[i]) continue;
+      const k = keys[i];
+      if (relation.has(k)) addChange(k, NATIVE_MINT, post[i] - pre[i], NATIVE_DECIMALS);
+    }
   }
 
   // Token account facts known from the transaction itself (meta balances, then initialisations in it).
+  const deltas = indexedTokenDeltas(tx);
   const taInfo = new Map<string, KnownTokenAccount & { program: string | null }>();
-  for (const d of tokenDeltas(tx)) {
+  for (const d of deltas) {
     taInfo.set(d.account, { owner: d.owner, mint: d.mint, decimals: d.decimals, program: d.programId });
-    u.mints.push({ address: d.mint, decimals: d.decimals, ...(d.programId ? { program: d.programId } : {}) });
+    u.mints.push(d.programId ? { address: d.mint, decimals: d.decimals, program: d.programId } : { address: d.mint, decimals: d.decimals });
     if (d.owner) {
       const r: 2 | 3 = d.changed ? 2 : 3;
       const cur = relation.get(d.owner);
@@ -140,9 +148,11 @@ function foldTx(u: BlockUpdate, { tx, events }: ParsedTx, ctx: FoldContext): voi
 
   for (const [address, rel] of relation) {
     const c = changes.get(address);
-    const list: BalanceChange[] | null = c
-      ? [...c].map(([mint, v]) => ({ mint, amount: v.amount.toString(), decimals: v.decimals }))
-      : null;
+    let list: BalanceChange[] | null = null;
+    if (c) {
+      list = [];
+      for (const [mint, v] of c) list.push({ mint, amount: v.amount.toString(), decimals: v.decimals });
+    }
     u.addressLinks.push({ address, slot: tx.slot, txIndex, signature: tx.signature, relation: rel, changes: list });
   }
 
@@ -150,9 +160,11 @@ function foldTx(u: BlockUpdate, { tx, events }: ParsedTx, ctx: FoldContext): voi
 
   // Absolute token balances after the transaction come last so they win over same-position event patches.
   if (meta && !meta.err && meta.postTokenBalances) {
-    const inPost = new Set(meta.postTokenBalances.map((b) => `${b.accountIndex}:${b.mint}`));
-    for (const d of tokenDeltas(tx)) {
-      const closed = !inPost.has(`${tx.accountKeys.indexOf(d.account)}:${d.mint}`);
+    const postTb = meta.postTokenBalances;
+    for (const d of deltas) {
+      let inPost = false;
+      for (const b of postTb) if (b.accountIndex === d.index && b.mint === d.mint) (inPost = true);
+      const closed = !inPost;
       u.tokenAccounts.push({
         address: d.account,
         mint: d.mint,
@@ -167,6 +179,37 @@ function foldTx(u: BlockUpdate, { tx, events }: ParsedTx, ctx: FoldContext): voi
   }
 }
 
+/**
+ * Per account index: true for keys that are wallets/accounts, false for sysvars, infrastructure programs and
+ * invoked programs that are not (known to be) writable. Same as `isWritable` per key, computed once per tx.
+ */
+function accountKeyFlags(tx: NormalizedTx): boolean[] {
+  const keys = tx.accountKeys;
+  const n = keys.length;
+  const invoked = new Set<number>();
+  for (const ix of tx.instructions) invoked.add(ix.programIdIndex);
+  for (const g of tx.innerInstructions) for (const ix of g.instructions) invoked.add(ix.programIdIndex);
+  const out = new Array<boolean>(n);
+  let loadedWritable = -1;
+  for (let i = 0; i < n; i++) {
+    if (isInfrastructureAddress(keys[i])) {
+      out[i] = false;
+      continue;
+    }
+    if (!invoked.has(i)) {
+      out[i] = true;
+      continue;
+    }
+    let w: boolean | null;
+    if (i >= tx.staticKeyCount && tx.header) {
+      if (loadedWritable < 0) loadedWritable = tx.addressTableLookups.reduce((s, l) => s + l.writableIndexes.length, 0);
+      w = i - tx.staticKeyCount < loadedWritable;
+    } else w = isWritable(tx, i);
+    out[i] = w === true;
+  }
+  return out;
+}
+
 function foldEvents(
   u: BlockUpdate,
   tx: NormalizedTx,
@@ -176,14 +219,14 @@ function foldEvents(
   resolve: (a: string) => KnownTokenAccount | null,
   ctx: FoldContext,
 ): void {
-  const base = { slot: tx.slot, txIndex, signature: tx.signature, blockTime: tx.blockTime };
   const ta = (p: TokenAccountPatch) => u.tokenAccounts.push(p);
-  events.forEach((e, ord) => {
+  for (let ord = 0; ord < events.length; ord++) {
+    const e = events[ord];
     switch (e.kind) {
       case 'sol.transfer': {
         if (e.lamports <= 0n) break;
-        u.transfers.push({ ...base, ord, wallet: e.from, direction: 'o', counterparty: e.to, mint: NATIVE_MINT, amount: e.lamports, decimals: NATIVE_DECIMALS });
-        u.transfers.push({ ...base, ord, wallet: e.to, direction: 'i', counterparty: e.from, mint: NATIVE_MINT, amount: e.lamports, decimals: NATIVE_DECIMALS });
+        u.transfers.push(transferRow(tx, txIndex, ord, e.from, 'o', e.to, NATIVE_MINT, e.lamports, NATIVE_DECIMALS));
+        u.transfers.push(transferRow(tx, txIndex, ord, e.to, 'i', e.from, NATIVE_MINT, e.lamports, NATIVE_DECIMALS));
         if (e.from !== e.to)
           u.funding.push({ wallet: e.to, funder: e.from, lamports: e.lamports, signature: tx.signature, slot: tx.slot, txIndex, ord, blockTime: tx.blockTime });
         break;
@@ -196,8 +239,8 @@ function foldEvents(
         if (!mint || decimals === null || e.amount <= 0n) break;
         const from = src?.owner ?? null;
         const to = dst?.owner ?? null;
-        if (from) u.transfers.push({ ...base, ord, wallet: from, direction: 'o', counterparty: to ?? e.destination, mint, amount: e.amount, decimals });
-        if (to) u.transfers.push({ ...base, ord, wallet: to, direction: 'i', counterparty: from ?? e.source, mint, amount: e.amount, decimals });
+        if (from) u.transfers.push(transferRow(tx, txIndex, ord, from, 'o', to ?? e.destination, mint, e.amount, decimals));
+        if (to) u.transfers.push(transferRow(tx, txIndex, ord, to, 'i', from ?? e.source, mint, e.amount, decimals));
         break;
       }
       case 'token.initMint':
@@ -250,5 +293,20 @@ function foldEvents(
       default:
         break;
     }
-  });
+  }
+}
+
+/** One wallet's side of a movement (a plain literal: every row gets the same object shape). */
+function transferRow(
+  tx: NormalizedTx,
+  txIndex: number,
+  ord: number,
+  wallet: string,
+  direction: 'i' | 'o',
+  counterparty: string,
+  mint: string,
+  amount: bigint,
+  decimals: number,
+): WalletTransferRow {
+  return { wallet, slot: tx.slot, txIndex, signature: tx.signature, ord, direction, counterparty, mint, amount, decimals, blockTime: tx.blockTime };
 }

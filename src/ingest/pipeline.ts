@@ -39,26 +39,33 @@ export interface Ingester {
 export function createIngester(db: Db, logger?: Logger): Ingester {
   const stats: IngestStats = { blocks: 0, transactions: 0, accounts: 0, lastSlot: null, writes: 0 };
 
-  async function prepare(blocks: Block[]): Promise<BlockUpdate[]> {
+  /**
+   * Parses and folds `blocks`. `before` (a write still in flight) is awaited before the store is asked about token
+   * accounts the blocks do not describe themselves, so lookups always see every earlier batch.
+   */
+  async function prepare(blocks: Block[], before?: Promise<unknown> | null): Promise<BlockUpdate[]> {
     const parsed = blocks.map((b) => {
       // Votes concern no wallet activity and are not indexed (sources may already have dropped them).
       const txs = b.transactions.filter((t) => !t.isVote);
       return txs.map((tx): ParsedTx => ({ tx, events: parseTransaction(tx) }));
     });
-    const ctx = await lookupContext(db, parsed.flat());
+    const ctx = await lookupContext(db, parsed.flat(), before);
     return blocks.map((b, i) => foldBlock(b, parsed[i], ctx));
+  }
+
+  async function write(blocks: Block[], updates: BlockUpdate[]): Promise<void> {
+    await writeUpdates(db, updates);
+    stats.blocks += blocks.length;
+    stats.transactions += blocks.reduce((s, b) => s + b.transactions.length, 0);
+    stats.lastSlot = Math.max(stats.lastSlot ?? 0, ...blocks.map((b) => b.slot));
+    stats.writes++;
   }
 
   const ingester: Ingester = {
     stats,
     async ingestBlocks(blocks) {
       if (!blocks.length) return;
-      const updates = await prepare(blocks);
-      await writeUpdates(db, updates);
-      stats.blocks += blocks.length;
-      stats.transactions += blocks.reduce((s, b) => s + b.transactions.length, 0);
-      stats.lastSlot = Math.max(stats.lastSlot ?? 0, ...blocks.map((b) => b.slot));
-      stats.writes++;
+      await write(blocks, await prepare(blocks));
     },
     async ingestAccounts(updates) {
       if (!updates.length) return;
@@ -80,18 +87,27 @@ export function createIngester(db: Db, logger?: Logger): Ingester {
       let done = false;
       let failure: unknown = null;
       let wake: (() => void) | null = null;
+      let drained: (() => void) | null = null;
       const notify = () => {
         const w = wake;
         wake = null;
         w?.();
       };
-      // Reader: pulls from the source while the writer writes, with bounded buffering.
+      // Reader: pulls from the source while the writer writes, with bounded buffering. Decoding shares the event
+      // loop with the writer, so the reader yields after every block: SQL responses are then handled within one
+      // block's decoding time, and the database never waits for a whole run of decodes.
       const reader = (async () => {
         try {
           for await (const b of source.blocks(from, signal)) {
             queue.push(b);
             notify();
-            while (queue.length >= maxBatch * 4 && !signal.aborted) await new Promise((r) => setTimeout(r, 5));
+            await yieldToEventLoop();
+            while (queue.length >= maxBatch * 4 && !signal.aborted) {
+              await new Promise<void>((r) => {
+                drained = r;
+                setTimeout(r, 50);
+              });
+            }
           }
         } catch (e) {
           if (!signal.aborted) failure = e;
@@ -100,6 +116,9 @@ export function createIngester(db: Db, logger?: Logger): Ingester {
           notify();
         }
       })();
+      // Writer: the batch after the one being written is parsed and folded while the write is in flight, so
+      // PostgreSQL's work overlaps with ours; writes themselves stay strictly in order, one at a time.
+      let inflight: Promise<void> | null = null;
       try {
         while (true) {
           if (!queue.length) {
@@ -108,12 +127,24 @@ export function createIngester(db: Db, logger?: Logger): Ingester {
             continue;
           }
           const batch = queue.splice(0, maxBatch);
-          await ingester.ingestBlocks(batch);
-          logger?.debug({ slots: [batch[0].slot, batch[batch.length - 1].slot] }, 'ingest: wrote blocks');
+          const d = drained as (() => void) | null;
+          drained = null;
+          d?.();
+          const updates = await prepare(batch, inflight);
+          if (inflight) await inflight;
+          inflight = write(batch, updates);
+          // Observed here so a failure while the next batch is prepared is not an unhandled rejection; it is
+          // rethrown by the `await inflight` above or below.
+          inflight.catch(() => {});
+          logger?.debug({ slots: [batch[0].slot, batch[batch.length - 1].slot] }, 'ingest: writing blocks');
+          await yieldToEventLoop();
         }
+        if (inflight) await inflight;
       } finally {
         inner.abort();
         opts.signal?.removeEventListener('abort', onAbort);
+        // Never return while a write is still running (its failure, if any, was thrown above).
+        if (inflight) await (inflight as Promise<void>).catch(() => {});
         await reader;
       }
       if (failure) throw failure;
@@ -122,9 +153,17 @@ export function createIngester(db: Db, logger?: Logger): Ingester {
   return ingester;
 }
 
-/** Owners/mints of token accounts that events name but transaction meta does not describe. */
-async function lookupContext(db: Db, parsed: ParsedTx[]): Promise<FoldContext> {
+/** Lets pending I/O callbacks (SQL responses) run before continuing. */
+const yieldToEventLoop = () => new Promise<void>((r) => setImmediate(r));
+
+/**
+ * Owners/mints of token accounts that events name but transaction meta does not describe. `before` (an earlier
+ * batch's write) is awaited before querying, and only when there is something to look up.
+ */
+async function lookupContext(db: Db, parsed: ParsedTx[], before?: Promise<unknown> | null): Promise<FoldContext> {
   const need = [...new Set(parsed.flatMap(tokenAccountsNeeded))];
+  if (!need.length) return { tokenAccounts: new Map(), mintDecimals: new Map() };
+  if (before) await before;
   const tokenAccounts = await queryTokenAccountInfo(db, need);
   const mints = [...new Set([...tokenAccounts.values()].flatMap((t) => (t.mint && t.decimals == null ? [t.mint] : [])))];
   const mintDecimals = await queryMintDecimals(db, mints);

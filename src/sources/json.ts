@@ -8,15 +8,20 @@
  */
 
 /** Matches a JSON string (skipped as a whole) or a bare integer literal of 16 or more digits. */
-const STRING_OR_BIG_INT = /"(?:[^"\\]|\\.)*"|(?<![\d.eE+-])-?\d{16,}(?![\d.eE])/g;
-const HAS_LONG_DIGIT_RUN = /\d{16}/;
+const STRING_OR_BIG_INT = /"[^"\\]*(?:\\.[^"\\]*)*"|(?<![\d.eE+-])-?\d{16,}(?![\d.eE])/g;
+/**
+ * Cheap pre-test: a bare integer literal always starts the document or follows `:`, `,` or `[` (plus optional
+ * whitespace). Digit runs inside strings (base58 `1111…`, log lines) rarely look like that, so the exact (and
+ * several times slower) rewrite only runs when a candidate exists; a false positive only costs time.
+ */
+const MAYBE_BIG_INT = /(?:^|[:,[])\s*-?\d{16}/;
 
 /**
  * `JSON.parse`, except that integer literals too long to be exact as a JS number become decimal strings.
  * Throws the `JSON.parse` SyntaxError on invalid input.
  */
 export function parseJsonLossless(text: string): unknown {
-  if (!HAS_LONG_DIGIT_RUN.test(text)) return JSON.parse(text);
+  if (!MAYBE_BIG_INT.test(text)) return JSON.parse(text);
   // Strings are matched (and kept) whole, so digits inside strings are never touched; in valid JSON every
   // position between matches lies outside a string.
   const safe = text.replace(STRING_OR_BIG_INT, (m) => (m.charCodeAt(0) === 34 /* " */ ? m : `"${m}"`));

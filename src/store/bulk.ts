@@ -18,10 +18,77 @@ function toParam(v: unknown): unknown {
   return v;
 }
 
+/** An array element as PostgreSQL array-literal text (strings always quoted, so "NULL" stays a string). */
+const NEEDS_ESCAPE = /["\\]/;
+function quoteElement(s: string): string {
+  return NEEDS_ESCAPE.test(s) ? `"${s.replace(/[\\"]/g, '\\$&')}"` : `"${s}"`;
+}
+
 /**
- * `INSERT INTO table AS t (cols) SELECT cols FROM unnest(...) <conflict>`.
+ * A column's values as one PostgreSQL array literal (`{"a",NULL,1}`), built directly rather than through the
+ * driver's per-element array serialisation (the hottest part of a large write on the Node side). Returns null
+ * for values of other types (objects, dates, buffers), which then go through the driver as before.
+ */
+export function arrayLiteral(values: readonly unknown[]): string | null {
+  const parts = new Array<string>(values.length);
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    switch (typeof v) {
+      case 'string':
+        parts[i] = quoteElement(v);
+        break;
+      case 'number':
+        parts[i] = String(v);
+        break;
+      case 'bigint':
+        parts[i] = v.toString();
+        break;
+      case 'boolean':
+        parts[i] = v ? 't' : 'f';
+        break;
+      case 'undefined':
+        parts[i] = 'NULL';
+        break;
+      default:
+        if (v === null) parts[i] = 'NULL';
+        else return null;
+    }
+  }
+  return `{${parts.join(',')}}`;
+}
+
+/** One SQL statement and its parameters. */
+export interface Statement {
+  sql: string;
+  params: unknown[];
+}
+
+/**
+ * `INSERT INTO table AS t (cols) SELECT cols FROM unnest(...) <conflict>` as a statement (null without rows).
  * `select` may wrap columns (e.g. COALESCE) — by default the unnested columns as they are.
  */
+export function bulkInsertStatement<R>(
+  table: string,
+  columns: BulkColumn<R>[],
+  rows: readonly R[],
+  conflict: string,
+  select?: string,
+): Statement | null {
+  if (rows.length === 0) return null;
+  const params = columns.map((c) => {
+    const values = rows.map((r) => c.get(r));
+    return arrayLiteral(values) ?? values.map(toParam);
+  });
+  const unnest = columns.map((c, i) => `$${i + 1}::${c.type}[]`).join(', ');
+  const names = columns.map((c) => c.name).join(', ');
+  const sel = select ?? names;
+  return {
+    sql: `INSERT INTO ${table} AS t (${names}) SELECT ${sel} FROM unnest(${unnest}) AS u(${names}) ${conflict}`,
+    params,
+  };
+}
+
+/** Runs `bulkInsertStatement` (nothing without rows). */
 export async function bulkInsert<R>(
   q: Queryable,
   table: string,
@@ -30,15 +97,33 @@ export async function bulkInsert<R>(
   conflict: string,
   select?: string,
 ): Promise<void> {
-  if (rows.length === 0) return;
-  const params = columns.map((c) => rows.map((r) => toParam(c.get(r))));
-  const unnest = columns.map((c, i) => `$${i + 1}::${c.type}[]`).join(', ');
-  const names = columns.map((c) => c.name).join(', ');
-  const sel = select ?? names;
-  await q.query(
-    `INSERT INTO ${table} AS t (${names}) SELECT ${sel} FROM unnest(${unnest}) AS u(${names}) ${conflict}`,
-    params,
-  );
+  await run(q, bulkInsertStatement(table, columns, rows, conflict, select));
+}
+
+/** Runs a statement (nothing for null). */
+export async function run(q: Queryable, s: Statement | null): Promise<void> {
+  if (s) await q.query(s.sql, s.params);
+}
+
+/**
+ * Several data-modifying statements (INSERTs on distinct tables) as ONE statement: each becomes a
+ * data-modifying CTE (PostgreSQL runs every one of them to completion), parameters renumbered. One statement is
+ * one round trip and, outside a transaction block, one implicit transaction, so all of it commits or none.
+ * With `asyncCommit` the statement also turns off `synchronous_commit` for its own transaction (as
+ * `SET LOCAL` would inside a block). The statements must not reference the same table twice.
+ */
+export function combineStatements(stmts: readonly Statement[], opts: { asyncCommit?: boolean } = {}): Statement {
+  const params: unknown[] = [];
+  const ctes: string[] = [];
+  if (opts.asyncCommit) ctes.push(`_commit AS (SELECT set_config('synchronous_commit', 'off', true) AS v)`);
+  stmts.forEach((st, i) => {
+    const offset = params.length;
+    params.push(...st.params);
+    const sql = offset === 0 ? st.sql : st.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
+    ctes.push(`_w${i} AS (${sql})`);
+  });
+  if (!ctes.length) return { sql: 'SELECT 1', params };
+  return { sql: `WITH ${ctes.join(',\n')}\nSELECT ${opts.asyncCommit ? 'v FROM _commit' : '1'}`, params };
 }
 
 /** SQL for "the incoming change at `pos` is at least as new as the stored one". */

@@ -3,14 +3,13 @@
  * Writers are idempotent (keyed by slot / signature); reads serve the Wallet history endpoint.
  */
 import type { Queryable } from './db.js';
-import { bulkInsert } from './bulk.js';
+import { bulkInsertStatement, run, type Statement } from './bulk.js';
 import type { AddressLinkRow, BalanceChange, BlockRow, TxRow } from './block-update.js';
 
 const CHECKPOINT_ID = 'chain';
 
-export async function writeBlocks(q: Queryable, rows: BlockRow[]): Promise<void> {
-  await bulkInsert(
-    q,
+export function blocksStatement(rows: BlockRow[]): Statement | null {
+  return bulkInsertStatement(
     'blocks',
     [
       { name: 'slot', type: 'bigint', get: (r: BlockRow) => r.slot },
@@ -25,9 +24,12 @@ export async function writeBlocks(q: Queryable, rows: BlockRow[]): Promise<void>
   );
 }
 
-export async function writeTransactions(q: Queryable, rows: TxRow[]): Promise<void> {
-  await bulkInsert(
-    q,
+export async function writeBlocks(q: Queryable, rows: BlockRow[]): Promise<void> {
+  await run(q, blocksStatement(rows));
+}
+
+export function transactionsStatement(rows: TxRow[]): Statement | null {
+  return bulkInsertStatement(
     'transactions',
     [
       { name: 'signature', type: 'text', get: (r: TxRow) => r.signature },
@@ -47,9 +49,12 @@ export async function writeTransactions(q: Queryable, rows: TxRow[]): Promise<vo
   );
 }
 
-export async function writeAddressLinks(q: Queryable, rows: AddressLinkRow[]): Promise<void> {
-  await bulkInsert(
-    q,
+export async function writeTransactions(q: Queryable, rows: TxRow[]): Promise<void> {
+  await run(q, transactionsStatement(rows));
+}
+
+export function addressLinksStatement(rows: AddressLinkRow[]): Statement | null {
+  return bulkInsertStatement(
     'address_transactions',
     [
       { name: 'address', type: 'text', get: (r: AddressLinkRow) => r.address },
@@ -57,7 +62,7 @@ export async function writeAddressLinks(q: Queryable, rows: AddressLinkRow[]): P
       { name: 'tx_index', type: 'int', get: (r) => r.txIndex },
       { name: 'signature', type: 'text', get: (r) => r.signature },
       { name: 'relation', type: 'smallint', get: (r) => r.relation },
-      { name: 'changes', type: 'jsonb', get: (r) => (r.changes ? JSON.stringify(r.changes) : null) },
+      { name: 'changes', type: 'jsonb', get: (r) => (r.changes ? changesJson(r.changes) : null) },
     ],
     rows,
     `ON CONFLICT (address, slot, tx_index, signature) DO UPDATE SET
@@ -65,13 +70,34 @@ export async function writeAddressLinks(q: Queryable, rows: AddressLinkRow[]): P
   );
 }
 
+export async function writeAddressLinks(q: Queryable, rows: AddressLinkRow[]): Promise<void> {
+  await run(q, addressLinksStatement(rows));
+}
+
+const PLAIN = /^[A-Za-z0-9]*$/;
+
+/** `JSON.stringify(changes)` for the common case (base58 mints, digit amounts), without the generic walk. */
+function changesJson(changes: BalanceChange[]): string {
+  let out = '[';
+  for (let i = 0; i < changes.length; i++) {
+    const c = changes[i];
+    if (!PLAIN.test(c.mint) || !/^-?\d+$/.test(c.amount) || !Number.isInteger(c.decimals)) return JSON.stringify(changes);
+    out += `${i ? ',' : ''}{"mint":"${c.mint}","amount":"${c.amount}","decimals":${c.decimals}}`;
+  }
+  return `${out}]`;
+}
+
 /** Moves the checkpoint forward to `slot` (never back). */
+export function checkpointStatement(slot: number): Statement {
+  return {
+    sql: `INSERT INTO ingest_checkpoint AS t (id, slot) VALUES ($1, $2)
+     ON CONFLICT (id) DO UPDATE SET slot = GREATEST(t.slot, EXCLUDED.slot), updated_at = now()`,
+    params: [CHECKPOINT_ID, slot],
+  };
+}
+
 export async function advanceCheckpoint(q: Queryable, slot: number): Promise<void> {
-  await q.query(
-    `INSERT INTO ingest_checkpoint (id, slot) VALUES ($1, $2)
-     ON CONFLICT (id) DO UPDATE SET slot = GREATEST(ingest_checkpoint.slot, EXCLUDED.slot), updated_at = now()`,
-    [CHECKPOINT_ID, slot],
-  );
+  await run(q, checkpointStatement(slot));
 }
 
 /** The highest slot fully written, or null before anything was ingested. */

@@ -4,7 +4,7 @@
  * never roll state back.
  */
 import type { Queryable } from './db.js';
-import { bulkInsert, dedupeBy, guardedSet, newer } from './bulk.js';
+import { bulkInsertStatement, run, type Statement, dedupeBy, guardedSet, newer } from './bulk.js';
 import type {
   MintPatch,
   SolBalanceRow,
@@ -13,10 +13,9 @@ import type {
   TokenExtensionRow,
 } from './block-update.js';
 
-export async function writeSolBalances(q: Queryable, rows: SolBalanceRow[]): Promise<void> {
+export function solBalancesStatement(rows: SolBalanceRow[]): Statement | null {
   const uniq = dedupeBy(rows, (r) => r.address, (a, b) => a.pos >= b.pos);
-  await bulkInsert(
-    q,
+  return bulkInsertStatement(
     'sol_balances',
     [
       { name: 'address', type: 'text', get: (r: SolBalanceRow) => r.address },
@@ -26,6 +25,10 @@ export async function writeSolBalances(q: Queryable, rows: SolBalanceRow[]): Pro
     uniq,
     `ON CONFLICT (address) DO UPDATE SET lamports = EXCLUDED.lamports, pos = EXCLUDED.pos WHERE EXCLUDED.pos >= t.pos`,
   );
+}
+
+export async function writeSolBalances(q: Queryable, rows: SolBalanceRow[]): Promise<void> {
+  await run(q, solBalancesStatement(rows));
 }
 
 /** Merges patches of the same key: each field group keeps its newest value (later patches win ties). */
@@ -61,10 +64,9 @@ const MINT_GROUPS: (keyof MintPatch)[][] = [
   ['supplyPos', 'supplyOrd', 'supplyBase'],
 ];
 
-export async function writeMints(q: Queryable, patches: MintPatch[]): Promise<void> {
+export function mintsStatement(patches: MintPatch[]): Statement | null {
   const rows = mergePatches(patches, MINT_GROUPS);
-  await bulkInsert(
-    q,
+  return bulkInsertStatement(
     'mints',
     [
       { name: 'address', type: 'text', get: (r: MintPatch) => r.address },
@@ -92,13 +94,16 @@ export async function writeMints(q: Queryable, patches: MintPatch[]): Promise<vo
   );
 }
 
+export async function writeMints(q: Queryable, patches: MintPatch[]): Promise<void> {
+  await run(q, mintsStatement(patches));
+}
+
 function supplyNewer(): string {
   return `(EXCLUDED.supply_pos IS NOT NULL AND (t.supply_pos IS NULL OR (EXCLUDED.supply_pos, EXCLUDED.supply_ord) >= (t.supply_pos, t.supply_ord)))`;
 }
 
-export async function writeSupplyChanges(q: Queryable, rows: SupplyChangeRow[]): Promise<void> {
-  await bulkInsert(
-    q,
+export function supplyChangesStatement(rows: SupplyChangeRow[]): Statement | null {
+  return bulkInsertStatement(
     'mint_supply_changes',
     [
       { name: 'mint', type: 'text', get: (r: SupplyChangeRow) => r.mint },
@@ -112,6 +117,10 @@ export async function writeSupplyChanges(q: Queryable, rows: SupplyChangeRow[]):
   );
 }
 
+export async function writeSupplyChanges(q: Queryable, rows: SupplyChangeRow[]): Promise<void> {
+  await run(q, supplyChangesStatement(rows));
+}
+
 const TA_GROUPS: (keyof TokenAccountPatch)[][] = [
   ['ownerPos', 'mint', 'owner', 'program', 'closed'],
   ['amountPos', 'amount'],
@@ -120,11 +129,10 @@ const TA_GROUPS: (keyof TokenAccountPatch)[][] = [
   ['closeAuthorityPos', 'closeAuthority'],
 ];
 
-export async function writeTokenAccounts(q: Queryable, patches: TokenAccountPatch[]): Promise<void> {
+export function tokenAccountsStatement(patches: TokenAccountPatch[]): Statement | null {
   const rows = mergePatches(patches, TA_GROUPS);
   const own = newer('owner_pos');
-  await bulkInsert(
-    q,
+  return bulkInsertStatement(
     'token_accounts',
     [
       { name: 'address', type: 'text', get: (r: TokenAccountPatch) => r.address },
@@ -157,10 +165,13 @@ export async function writeTokenAccounts(q: Queryable, patches: TokenAccountPatc
   );
 }
 
-export async function writeTokenExtensions(q: Queryable, rows: TokenExtensionRow[]): Promise<void> {
+export async function writeTokenAccounts(q: Queryable, patches: TokenAccountPatch[]): Promise<void> {
+  await run(q, tokenAccountsStatement(patches));
+}
+
+export function tokenExtensionsStatement(rows: TokenExtensionRow[]): Statement | null {
   const uniq = dedupeBy(rows, (r) => `${r.target}/${r.extension}`, (a, b) => a.pos >= b.pos);
-  await bulkInsert(
-    q,
+  return bulkInsertStatement(
     'token_extensions',
     [
       { name: 'target', type: 'text', get: (r: TokenExtensionRow) => r.target },
@@ -171,6 +182,10 @@ export async function writeTokenExtensions(q: Queryable, rows: TokenExtensionRow
     uniq,
     `ON CONFLICT (target, extension) DO UPDATE SET data = EXCLUDED.data, pos = EXCLUDED.pos WHERE EXCLUDED.pos >= t.pos`,
   );
+}
+
+export async function writeTokenExtensions(q: Queryable, rows: TokenExtensionRow[]): Promise<void> {
+  await run(q, tokenExtensionsStatement(rows));
 }
 
 /** A wallet's holding of one mint (summed over its open token accounts). */

@@ -4,12 +4,11 @@
  * ever moves to an earlier transfer.
  */
 import type { Queryable } from './db.js';
-import { bulkInsert, dedupeBy } from './bulk.js';
+import { bulkInsertStatement, run, type Statement, dedupeBy } from './bulk.js';
 import type { FundingRow, WalletTransferRow } from './block-update.js';
 
-export async function writeTransfers(q: Queryable, rows: WalletTransferRow[]): Promise<void> {
-  await bulkInsert(
-    q,
+export function transfersStatement(rows: WalletTransferRow[]): Statement | null {
+  return bulkInsertStatement(
     'wallet_transfers',
     [
       { name: 'wallet', type: 'text', get: (r: WalletTransferRow) => r.wallet },
@@ -29,13 +28,16 @@ export async function writeTransfers(q: Queryable, rows: WalletTransferRow[]): P
   );
 }
 
+export async function writeTransfers(q: Queryable, rows: WalletTransferRow[]): Promise<void> {
+  await run(q, transfersStatement(rows));
+}
+
 const earlier = (a: FundingRow, b: FundingRow) =>
   a.slot !== b.slot ? a.slot < b.slot : a.txIndex !== b.txIndex ? a.txIndex < b.txIndex : a.ord < b.ord;
 
-export async function writeFunding(q: Queryable, rows: FundingRow[]): Promise<void> {
+export function fundingStatement(rows: FundingRow[]): Statement | null {
   const uniq = dedupeBy(rows, (r) => r.wallet, earlier);
-  await bulkInsert(
-    q,
+  return bulkInsertStatement(
     'wallet_funding',
     [
       { name: 'wallet', type: 'text', get: (r: FundingRow) => r.wallet },
@@ -53,6 +55,10 @@ export async function writeFunding(q: Queryable, rows: FundingRow[]): Promise<vo
        block_time = EXCLUDED.block_time
      WHERE (EXCLUDED.slot, EXCLUDED.tx_index, EXCLUDED.ord) < (t.slot, t.tx_index, t.ord)`,
   );
+}
+
+export async function writeFunding(q: Queryable, rows: FundingRow[]): Promise<void> {
+  await run(q, fundingStatement(rows));
 }
 
 export interface TransferKey {

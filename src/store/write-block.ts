@@ -5,17 +5,17 @@
  */
 import type { Db, Queryable } from './db.js';
 import { emptyUpdate, type BlockUpdate } from './block-update.js';
-import { advanceCheckpoint, writeAddressLinks, writeBlocks, writeTransactions } from './chain.js';
+import { addressLinksStatement, blocksStatement, checkpointStatement, transactionsStatement } from './chain.js';
 import {
-  writeMints,
-  writeSolBalances,
-  writeSupplyChanges,
-  writeTokenAccounts,
-  writeTokenExtensions,
+  mintsStatement,
+  solBalancesStatement,
+  supplyChangesStatement,
+  tokenAccountsStatement,
+  tokenExtensionsStatement,
 } from './tokens.js';
-import { writeFunding, writeTransfers } from './wallet-activity.js';
+import { fundingStatement, transfersStatement } from './wallet-activity.js';
 import { writeNameRecords } from './identities.js';
-import { dedupeBy } from './bulk.js';
+import { combineStatements, dedupeBy, type Statement } from './bulk.js';
 
 /** Concatenates updates into one (rows keep their own positions, so merging is order-safe). */
 export function mergeUpdates(updates: BlockUpdate[]): BlockUpdate {
@@ -38,22 +38,43 @@ export function mergeUpdates(updates: BlockUpdate[]): BlockUpdate {
   return out;
 }
 
+/**
+ * The BlockUpdate fields `coreStatements` writes. An update whose other row lists are all empty is written as one
+ * combined statement (see `writeUpdates`); anything else goes through `writeUpdateRows` in a transaction block.
+ */
+const CORE_FIELDS: ReadonlySet<string> = new Set([
+  'block', 'slot', 'transactions', 'addressLinks', 'solBalances', 'mints', 'supplyChanges', 'tokenAccounts',
+  'tokenExtensions', 'transfers', 'funding',
+]);
+
+/** The guarded inserts of the chain, token and wallet-activity families, and the checkpoint. */
+function coreStatements(u: BlockUpdate, blocks: BlockUpdate[]): Statement[] {
+  const stmts = [
+    blocksStatement(blocks.flatMap((b) => (b.block ? [b.block] : []))),
+    transactionsStatement(dedupeBy(u.transactions, (t) => t.signature, (a, b) => a.hasMeta || !b.hasMeta)),
+    addressLinksStatement(dedupeLinks(u)),
+    solBalancesStatement(u.solBalances),
+    mintsStatement(u.mints),
+    supplyChangesStatement(u.supplyChanges),
+    tokenAccountsStatement(u.tokenAccounts),
+    tokenExtensionsStatement(u.tokenExtensions),
+    transfersStatement(u.transfers),
+    fundingStatement(u.funding),
+    u.slot !== null ? checkpointStatement(u.slot) : null,
+  ];
+  return stmts.filter((s): s is Statement => s !== null);
+}
+
 async function writeUpdateRows(q: Queryable, u: BlockUpdate, blocks: BlockUpdate[]): Promise<void> {
   // Not waiting for the WAL flush is safe here: the checkpoint commits with the rows, so after a crash the
   // ingester resumes from the last durable checkpoint and re-writes (idempotently) whatever was lost.
   await q.query('SET LOCAL synchronous_commit = off');
-  await writeBlocks(q, blocks.flatMap((b) => (b.block ? [b.block] : [])));
-  await writeTransactions(q, dedupeBy(u.transactions, (t) => t.signature, (a, b) => a.hasMeta || !b.hasMeta));
-  await writeAddressLinks(q, dedupeLinks(u));
-  await writeSolBalances(q, u.solBalances);
-  await writeMints(q, u.mints);
-  await writeSupplyChanges(q, u.supplyChanges);
-  await writeTokenAccounts(q, u.tokenAccounts);
-  await writeTokenExtensions(q, u.tokenExtensions);
-  await writeTransfers(q, u.transfers);
-  await writeFunding(q, u.funding);
+  const core = coreStatements(u, blocks);
+  if (core.length) {
+    const all = combineStatements(core);
+    await q.query(all.sql, all.params);
+  }
   await writeNameRecords(q, u.nameRecords);
-  if (u.slot !== null) await advanceCheckpoint(q, u.slot);
 }
 
 /** Links of the same (address, tx) from several inputs collapse to the strongest relation. */
@@ -68,9 +89,23 @@ function dedupeLinks(u: BlockUpdate) {
   return [...m.values()];
 }
 
-/** Writes one or more updates in a single transaction, checkpoint included. */
+/**
+ * Writes one or more updates in a single transaction, checkpoint included. The common case (only the core
+ * families have rows) is ONE statement: every insert a data-modifying CTE of it, so it commits atomically as its
+ * own implicit transaction, in one round trip (which matters when the ingester decodes the next blocks on the
+ * same event loop while this write runs).
+ */
 export async function writeUpdates(db: Db, updates: BlockUpdate[]): Promise<void> {
   if (!updates.length) return;
   const merged = mergeUpdates(updates);
+  const onlyCore = Object.entries(merged).every(([k, v]) => CORE_FIELDS.has(k) || !Array.isArray(v) || v.length === 0);
+  if (onlyCore) {
+    const core = coreStatements(merged, updates);
+    if (!core.length) return;
+    // Asynchronous commit is safe for the reason given in writeUpdateRows.
+    const all = combineStatements(core, { asyncCommit: true });
+    await db.query(all.sql, all.params);
+    return;
+  }
   await db.tx((q) => writeUpdateRows(q, merged, updates));
 }

@@ -6,9 +6,10 @@
  * https://github.com/solana-program/token-2022/blob/main/interface/src/instruction.rs
  */
 import { type ParsedTokenInstruction, TokenInstruction } from '@solana-program/token';
+import { bytesToBase58 } from '../../core/encoding.js';
 import type { Address } from '../../core/model.js';
 import { optAddress } from '../common.js';
-import type { DomainEvent, IxPath } from '../events.js';
+import type { DomainEvent, IxPath, TracedInstruction } from '../events.js';
 
 /** A decoded base-set instruction (`instructionType` 0–24, numbered the same in both clients). */
 export type BaseTokenInstruction = ParsedTokenInstruction<string>;
@@ -154,6 +155,74 @@ export function baseTokenEvents(
     default:
       return [];
   }
+}
+
+/**
+ * Fast path for the hottest token instructions, decoded straight from the bytes (identical layouts in SPL Token
+ * and Token-2022; https://github.com/solana-program/token/blob/main/interface/src/instruction.rs):
+ *  - `Transfer` (tag 3: u64 LE amount; accounts source, destination, authority, …signers);
+ *  - `TransferChecked` (tag 12: u64 LE amount, u8 decimals; accounts source, mint, destination, authority, …);
+ *  - `InitializeAccount3` (tag 18: 32-byte owner; accounts account, mint) and `GetAccountDataSize` (tag 21, no
+ *    extension types; account mint), the token side of every associated-token-account creation;
+ *  - `InitializeImmutableOwner` (tag 22; account account) only when `immutableOwnerIsBase` (SPL Token: it
+ *    changes nothing; Token-2022 reports it as an extension through its client).
+ * Gives exactly the events the Codama client path gives; returns null (the caller decodes with the client) for
+ * every other instruction and for any data length or account count the fast path does not handle, so malformed
+ * instructions still get the client's `parse.failed` reasons.
+ */
+export function fastTokenEvents(ix: TracedInstruction, immutableOwnerIsBase: boolean): DomainEvent[] | null {
+  const d = ix.data;
+  const a = ix.accounts;
+  switch (d.length === 0 ? -1 : d[0]) {
+    case TokenInstruction.Transfer:
+      if (d.length !== 9 || a.length < 3) return null;
+      return [
+        {
+          kind: 'token.transfer',
+          path: ix.path,
+          program: ix.programId,
+          source: a[0],
+          destination: a[1],
+          authority: a[2],
+          amount: readU64(d, 1),
+          mint: null,
+          decimals: null,
+          fee: null,
+        },
+      ];
+    case TokenInstruction.TransferChecked:
+      if (d.length !== 10 || a.length < 4) return null;
+      return [
+        {
+          kind: 'token.transfer',
+          path: ix.path,
+          program: ix.programId,
+          source: a[0],
+          destination: a[2],
+          authority: a[3],
+          amount: readU64(d, 1),
+          mint: a[1],
+          decimals: d[9],
+          fee: null,
+        },
+      ];
+    case TokenInstruction.InitializeAccount3:
+      if (d.length !== 33 || a.length < 2) return null;
+      return [initAccount(ix.programId, ix.path, a[0], a[1], bytesToBase58(d.subarray(1, 33)))];
+    case TokenInstruction.GetAccountDataSize:
+      return d.length === 1 && a.length >= 1 ? [] : null;
+    case TokenInstruction.InitializeImmutableOwner:
+      return immutableOwnerIsBase && d.length === 1 && a.length >= 1 ? [] : null;
+    default:
+      return null;
+  }
+}
+
+/** Little-endian u64 at `o`. */
+export function readU64(d: Uint8Array, o: number): bigint {
+  const lo = (d[o] | (d[o + 1] << 8) | (d[o + 2] << 16)) + d[o + 3] * 0x1000000;
+  const hi = (d[o + 4] | (d[o + 5] << 8) | (d[o + 6] << 16)) + d[o + 7] * 0x1000000;
+  return hi === 0 ? BigInt(lo) : (BigInt(hi) << 32n) | BigInt(lo);
 }
 
 function initAccount(program: Address, path: IxPath, account: Address, mint: Address, owner: Address): DomainEvent {

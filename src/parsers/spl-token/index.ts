@@ -6,7 +6,7 @@
 import { AuthorityType, parseTokenInstruction, TokenInstruction } from '@solana-program/token';
 import { guarded, lowerFirst, splitBatch, toKitInstruction } from '../common.js';
 import type { DomainEvent, TracedInstruction } from '../events.js';
-import { baseTokenEvents } from './base.js';
+import { baseTokenEvents, fastTokenEvents } from './base.js';
 
 /**
  * Parses one SPL Token instruction into token events (see `baseTokenEvents`). A `Batch` (255) is split into the
@@ -19,6 +19,15 @@ export function parseTokenIx(ix: TracedInstruction): DomainEvent[] {
 }
 
 function decode(ix: TracedInstruction): DomainEvent[] {
+  return fastTokenEvents(ix, true) ?? clientDecode(ix);
+}
+
+/** The same parser without the byte-level fast path (tests check that both give identical events). */
+export function parseTokenIxWithClient(ix: TracedInstruction): DomainEvent[] {
+  return guarded(ix, clientDecode);
+}
+
+function clientDecode(ix: TracedInstruction): DomainEvent[] {
   const p = parseTokenInstruction(toKitInstruction(ix));
   if (p.instructionType === TokenInstruction.Batch) {
     return splitBatch(ix, p.data.data).flatMap(parseTokenIx);

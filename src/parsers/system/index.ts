@@ -9,7 +9,9 @@
  */
 import { parseSystemInstruction, SystemInstruction } from '@solana-program/system';
 import type { Address } from '../../core/model.js';
+import { bytesToBase58 } from '../../core/encoding.js';
 import { guarded, toKitInstruction } from '../common.js';
+import { readU64 } from '../spl-token/base.js';
 import type { DomainEvent, IxPath, TracedInstruction } from '../events.js';
 
 /**
@@ -26,6 +28,15 @@ export function parseSystemIx(ix: TracedInstruction): DomainEvent[] {
 }
 
 function decode(ix: TracedInstruction): DomainEvent[] {
+  return fastSystemEvents(ix) ?? clientDecode(ix);
+}
+
+/** The same parser without the byte-level fast path (tests check that both give identical events). */
+export function parseSystemIxWithClient(ix: TracedInstruction): DomainEvent[] {
+  return guarded(ix, clientDecode);
+}
+
+function clientDecode(ix: TracedInstruction): DomainEvent[] {
   const p = parseSystemInstruction(toKitInstruction(ix));
   const path = ix.path;
   switch (p.instructionType) {
@@ -106,6 +117,37 @@ function decode(ix: TracedInstruction): DomainEvent[] {
       // Assign, Allocate(WithSeed), AssignWithSeed and the nonce lifecycle move no lamports.
       return [];
   }
+}
+
+/**
+ * Fast path for the two hottest System instructions, read straight from the bytes (u32 LE discriminator, bincode):
+ * `CreateAccount` (0: u64 lamports, u64 space, 32-byte owner; accounts payer, newAccount) and `TransferSol`
+ * (2: u64 lamports; accounts source, destination). Same events as the client path; null (decode with the
+ * client) for anything else or any length/account count it does not handle.
+ */
+function fastSystemEvents(ix: TracedInstruction): DomainEvent[] | null {
+  const d = ix.data;
+  const a = ix.accounts;
+  if (d.length < 4 || d[1] !== 0 || d[2] !== 0 || d[3] !== 0 || a.length < 2) return null;
+  if (d[0] === 2 && d.length === 12) return [transfer(ix.path, a[0], a[1], readU64(d, 4), 'transfer')];
+  if (d[0] === 0 && d.length === 52) {
+    const lamports = readU64(d, 4);
+    return [
+      {
+        kind: 'sol.createAccount',
+        path: ix.path,
+        funder: a[0],
+        account: a[1],
+        lamports,
+        space: readU64(d, 12),
+        owner: bytesToBase58(d.subarray(20, 52)),
+        seed: null,
+        base: null,
+      },
+      transfer(ix.path, a[0], a[1], lamports, 'createAccount'),
+    ];
+  }
+  return null;
 }
 
 function transfer(path: IxPath, from: Address, to: Address, lamports: bigint, instruction: string): DomainEvent {

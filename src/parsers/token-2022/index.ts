@@ -11,7 +11,7 @@ import {
 } from '@solana-program/token-2022';
 import { guarded, lowerFirst, splitBatch, toKitInstruction } from '../common.js';
 import type { DomainEvent, TracedInstruction } from '../events.js';
-import { type BaseTokenInstruction, baseTokenEvents, isBaseInstructionType } from '../spl-token/base.js';
+import { type BaseTokenInstruction, baseTokenEvents, fastTokenEvents, isBaseInstructionType } from '../spl-token/base.js';
 import { extensionEvents } from './extensions.js';
 
 /**
@@ -25,6 +25,15 @@ export function parseToken2022Ix(ix: TracedInstruction): DomainEvent[] {
 }
 
 function decode(ix: TracedInstruction): DomainEvent[] {
+  return fastTokenEvents(ix, false) ?? clientDecode(ix);
+}
+
+/** The same parser without the byte-level fast path (tests check that both give identical events). */
+export function parseToken2022IxWithClient(ix: TracedInstruction): DomainEvent[] {
+  return guarded(ix, clientDecode);
+}
+
+function clientDecode(ix: TracedInstruction): DomainEvent[] {
   const p = parseToken2022Instruction(toKitInstruction(ix));
   if (p.instructionType === Token2022Instruction.Batch) {
     return splitBatch(ix, p.data.data).flatMap(parseToken2022Ix);
