@@ -18,7 +18,13 @@ class Memo<V> {
   }
 }
 
-const keyText = new Memo<string>(50_000);
+/**
+ * Base58 text of recently seen 32-byte keys: a direct-mapped cache indexed by bits of the key itself (keys are
+ * uniformly distributed), checked byte for byte on a hit, so a lookup allocates nothing and hashes no string.
+ */
+const KEY_SLOTS = 1 << 17;
+const keySlotBytes = new Uint8Array(KEY_SLOTS * 32);
+const keySlotText: (string | undefined)[] = new Array<string | undefined>(KEY_SLOTS);
 const validAddresses = new Memo<true>(100_000);
 
 /** Base58 string → bytes; throws on characters outside the alphabet. */
@@ -29,11 +35,22 @@ export function base58ToBytes(s: string): Uint8Array {
 /** Bytes → base58 string (32-byte keys are memoised). */
 export function bytesToBase58(bytes: Uint8Array): string {
   if (bytes.length !== 32) return bs58.encode(bytes);
-  const k = Buffer.from(bytes.buffer, bytes.byteOffset, 32).toString('latin1');
-  const hit = keyText.get(k);
-  if (hit !== undefined) return hit;
+  const slot = (bytes[0] | (bytes[1] << 8) | (bytes[2] << 16)) & (KEY_SLOTS - 1);
+  const hit = keySlotText[slot];
+  const at = slot * 32;
+  if (hit !== undefined) {
+    let same = true;
+    for (let i = 0; i < 32; i++) {
+      if (keySlotBytes[at + i] !== bytes[i]) {
+        same = false;
+        break;
+      }
+    }
+    if (same) return hit;
+  }
   const s = bs58.encode(bytes);
-  keyText.set(k, s);
+  keySlotBytes.set(bytes, at);
+  keySlotText[slot] = s;
   validAddresses.set(s, true);
   return s;
 }

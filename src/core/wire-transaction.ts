@@ -28,68 +28,83 @@ export interface WireTransaction {
 
 export class WireFormatError extends Error {}
 
+/** Read position over the bytes (module-level helpers: no closures allocated per transaction). */
+interface Cursor {
+  b: Uint8Array;
+  o: number;
+}
+
+function need(c: Cursor, n: number): void {
+  if (c.o + n > c.b.length) throw new WireFormatError(`truncated at byte ${c.o} (needs ${n} more of ${c.b.length})`);
+}
+
+function shortvec(c: Cursor): number {
+  let v = 0;
+  for (let shift = 0; shift < 21; shift += 7) {
+    need(c, 1);
+    const byte = c.b[c.o++];
+    v |= (byte & 0x7f) << shift;
+    if ((byte & 0x80) === 0) return v;
+  }
+  throw new WireFormatError('shortvec longer than 3 bytes');
+}
+
+function bytes(c: Cursor, n: number): Uint8Array {
+  need(c, n);
+  const s = c.b.subarray(c.o, c.o + n);
+  c.o += n;
+  return s;
+}
+
+function u8s(c: Cursor, n: number): number[] {
+  need(c, n);
+  const out = new Array<number>(n);
+  for (let i = 0; i < n; i++) out[i] = c.b[c.o + i];
+  c.o += n;
+  return out;
+}
+
 /** Parses wire bytes; throws WireFormatError on truncated or malformed input or an unsupported version. */
 export function parseWireTransaction(b: Uint8Array): WireTransaction {
-  let o = 0;
-  const need = (n: number) => {
-    if (o + n > b.length) throw new WireFormatError(`truncated at byte ${o} (needs ${n} more of ${b.length})`);
-  };
-  const shortvec = (): number => {
-    let v = 0;
-    for (let shift = 0; shift < 21; shift += 7) {
-      need(1);
-      const byte = b[o++];
-      v |= (byte & 0x7f) << shift;
-      if ((byte & 0x80) === 0) return v;
-    }
-    throw new WireFormatError('shortvec longer than 3 bytes');
-  };
-  const bytes = (n: number) => {
-    need(n);
-    const s = b.subarray(o, o + n);
-    o += n;
-    return s;
-  };
-  const u8s = (n: number) => Array.from(bytes(n));
-
-  const nsig = shortvec();
+  const c: Cursor = { b, o: 0 };
+  const nsig = shortvec(c);
   const signatures: Uint8Array[] = [];
-  for (let i = 0; i < nsig; i++) signatures.push(bytes(64));
-  need(1);
+  for (let i = 0; i < nsig; i++) signatures.push(bytes(c, 64));
+  need(c, 1);
   let version: 'legacy' | 0 = 'legacy';
-  if (b[o] & 0x80) {
-    const v = b[o] & 0x7f;
+  if (b[c.o] & 0x80) {
+    const v = b[c.o] & 0x7f;
     if (v !== 0) throw new WireFormatError(`unsupported message version ${v}`);
     version = 0;
-    o++;
+    c.o++;
   }
-  need(3);
-  const header = { numRequiredSignatures: b[o], numReadonlySignedAccounts: b[o + 1], numReadonlyUnsignedAccounts: b[o + 2] };
-  o += 3;
-  const nkeys = shortvec();
+  need(c, 3);
+  const header = { numRequiredSignatures: b[c.o], numReadonlySignedAccounts: b[c.o + 1], numReadonlyUnsignedAccounts: b[c.o + 2] };
+  c.o += 3;
+  const nkeys = shortvec(c);
   const staticKeys: Uint8Array[] = [];
-  for (let i = 0; i < nkeys; i++) staticKeys.push(bytes(32));
-  const recentBlockhash = bytes(32);
-  const nix = shortvec();
+  for (let i = 0; i < nkeys; i++) staticKeys.push(bytes(c, 32));
+  const recentBlockhash = bytes(c, 32);
+  const nix = shortvec(c);
   const instructions: WireInstruction[] = [];
   for (let i = 0; i < nix; i++) {
-    need(1);
-    const programIdIndex = b[o++];
-    const accounts = u8s(shortvec());
-    const data = bytes(shortvec());
+    need(c, 1);
+    const programIdIndex = b[c.o++];
+    const accounts = u8s(c, shortvec(c));
+    const data = bytes(c, shortvec(c));
     instructions.push({ programIdIndex, accounts, data });
   }
   const addressTableLookups: WireLookup[] = [];
   if (version === 0) {
-    const nl = shortvec();
+    const nl = shortvec(c);
     for (let i = 0; i < nl; i++) {
-      const accountKey = bytes(32);
-      const writableIndexes = u8s(shortvec());
-      const readonlyIndexes = u8s(shortvec());
+      const accountKey = bytes(c, 32);
+      const writableIndexes = u8s(c, shortvec(c));
+      const readonlyIndexes = u8s(c, shortvec(c));
       addressTableLookups.push({ accountKey, writableIndexes, readonlyIndexes });
     }
   }
-  if (o !== b.length) throw new WireFormatError(`${b.length - o} trailing bytes`);
+  if (c.o !== b.length) throw new WireFormatError(`${b.length - c.o} trailing bytes`);
   return { signatures, version, header, staticKeys, recentBlockhash, instructions, addressTableLookups };
 }
 
