@@ -3,7 +3,8 @@
  * `src/api/wire/errors.ts` maps each code once to the HTTP status and the body of each wire format.
  */
 export type SolgateErrorCode =
-  | 'INVALID_PARAMS' // bad input: 400 / -32602 (or -32000 where the reference says so)
+  | 'INVALID_PARAMS' // params that do not fit the method's schema (wrong type, unknown field): 400 / -32602
+  | 'INVALID_ARGUMENT' // params of the right shape with a bad value (bad pubkey, pagination): 400 / -32000
   | 'INVALID_REQUEST' // malformed envelope: 400 / -32600
   | 'PARSE_ERROR' // unparseable JSON body: 400 / -32700
   | 'METHOD_NOT_FOUND' // 404 / -32601

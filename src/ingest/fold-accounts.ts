@@ -7,6 +7,7 @@ import type { AccountUpdate } from '../core/model.js';
 import { accountPos, emptyUpdate, type BlockUpdate } from '../store/block-update.js';
 import { decodeTokenProgramAccount } from '../parsers/accounts/token-program.js';
 import { decodeNameRecord } from '../parsers/accounts/name-service.js';
+import { assetAccountRows } from './fold-asset-accounts.js';
 
 /** Supply set from a mint snapshot sorts after every supply change of the same slot. */
 const SNAPSHOT_ORD = 2_147_483_647;
@@ -54,5 +55,6 @@ export function foldAccounts(updates: AccountUpdate[]): BlockUpdate {
     const name = decodeNameRecord(a);
     if (name) u.nameRecords.push({ ...name, slot: a.slot, writeVersion: a.writeVersion });
   }
+  u.assetAccounts = assetAccountRows(updates);
   return u;
 }

@@ -4,6 +4,7 @@
  * `store/write-block.ts`. `pos` = slot * 1e6 + index in block orders state changes; in a patch, a field group is
  * present only when its `*Pos` is set.
  */
+import type { AssetAccountRow } from './asset-accounts.js';
 
 /** A change to one balance of a wallet in one transaction (raw signed amount). */
 export interface BalanceChange {
@@ -151,6 +152,8 @@ export interface BlockUpdate {
   transfers: WalletTransferRow[];
   funding: FundingRow[];
   nameRecords: NameRecordRow[];
+  /** Decoded DAS asset-program accounts (Token Metadata, MPL Core, inscriptions). */
+  assetAccounts: AssetAccountRow[];
 }
 
 export function emptyUpdate(slot: number | null): BlockUpdate {
@@ -167,6 +170,7 @@ export function emptyUpdate(slot: number | null): BlockUpdate {
     transfers: [],
     funding: [],
     nameRecords: [],
+    assetAccounts: [],
   };
 }
 

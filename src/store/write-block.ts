@@ -15,6 +15,7 @@ import {
 } from './tokens.js';
 import { fundingStatement, transfersStatement } from './wallet-activity.js';
 import { writeNameRecords } from './identities.js';
+import { writeAssetAccounts } from './asset-accounts.js';
 import { combineStatements, dedupeBy, type Statement } from './bulk.js';
 
 /** Concatenates updates into one (rows keep their own positions, so merging is order-safe). */
@@ -34,6 +35,7 @@ export function mergeUpdates(updates: BlockUpdate[]): BlockUpdate {
     out.transfers.push(...u.transfers);
     out.funding.push(...u.funding);
     out.nameRecords.push(...u.nameRecords);
+    out.assetAccounts.push(...u.assetAccounts);
   }
   return out;
 }
@@ -75,6 +77,7 @@ async function writeUpdateRows(q: Queryable, u: BlockUpdate, blocks: BlockUpdate
     await q.query(all.sql, all.params);
   }
   await writeNameRecords(q, u.nameRecords);
+  await writeAssetAccounts(q, u.assetAccounts);
 }
 
 /** Links of the same (address, tx) from several inputs collapse to the strongest relation. */

@@ -48,7 +48,13 @@ export async function createTestDb(): Promise<TestDb> {
 export const CHAIN_TABLES = [
   'blocks', 'transactions', 'address_transactions', 'sol_balances', 'mints', 'mint_supply_changes',
   'token_accounts', 'token_extensions', 'wallet_transfers', 'wallet_funding', 'name_records', 'ingest_checkpoint',
+  'asset_accounts',
 ];
+
+/** Empties every table ingestion writes (keys and identities stay). */
+export async function resetChainTables(db: Db): Promise<void> {
+  await db.exec(`TRUNCATE ${CHAIN_TABLES.join(', ')}`);
+}
 
 /** Row-for-row digest of each table (order-independent), excluding wall-clock columns. */
 export async function tableDigests(db: Db): Promise<Record<string, { rows: number; md5: string }>> {

@@ -1,8 +1,10 @@
 /** Every JSON-RPC method the gateway serves, by wire name and alias. */
 import type { RpcMethod } from './method.js';
 import { getIndexerSlot } from './methods/getIndexerSlot.js';
+import { getAsset } from './methods/getAsset.js';
+import { getAssetBatch } from './methods/getAssetBatch.js';
 
-export const RPC_METHODS: RpcMethod[] = [getIndexerSlot];
+export const RPC_METHODS: RpcMethod[] = [getIndexerSlot, getAsset, getAssetBatch];
 
 export function methodTable(methods: RpcMethod[] = RPC_METHODS): Map<string, RpcMethod> {
   const m = new Map<string, RpcMethod>();

@@ -12,6 +12,7 @@ interface WireMapping {
 
 export const ERROR_TABLE: Record<SolgateErrorCode, WireMapping> = {
   INVALID_PARAMS: { status: 400, rpcCode: -32602 },
+  INVALID_ARGUMENT: { status: 400, rpcCode: -32000 },
   INVALID_REQUEST: { status: 400, rpcCode: -32600 },
   PARSE_ERROR: { status: 400, rpcCode: -32700 },
   METHOD_NOT_FOUND: { status: 404, rpcCode: -32601 },

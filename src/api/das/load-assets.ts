@@ -1,0 +1,47 @@
+/**
+ * Loads and renders assets by id in a fixed number of queries whatever the count: Core rows, Token Metadata
+ * rows (by mint), their edition accounts, mints and holders.
+ */
+import { getProgramDerivedAddress, type Address } from '@solana/kit';
+import type { Queryable } from '../../store/db.js';
+import { getAssetAccounts, getMetadataByMint, type StoredAssetAccount } from '../../store/asset-accounts.js';
+import { queryHolders, queryMints } from '../../store/token-reads.js';
+import { base58ToBytes } from '../../core/encoding.js';
+import type { AssetJson, DisplayOptions } from './asset-json.js';
+import { renderCore } from './render-core.js';
+import { renderTokenMetadata } from './render-token-metadata.js';
+
+export const TOKEN_METADATA_PROGRAM = 'metaqbxxUerdq28cj1RbAWkYQm3ybzjb6a8bt518x1s';
+
+/** The (master) edition PDA of a mint: ["metadata", program, mint, "edition"]. */
+export async function editionAddress(mint: string): Promise<string> {
+  const [pda] = await getProgramDerivedAddress({
+    programAddress: TOKEN_METADATA_PROGRAM as Address,
+    seeds: ['metadata', base58ToBytes(TOKEN_METADATA_PROGRAM), base58ToBytes(mint), 'edition'],
+  });
+  return pda;
+}
+
+/** Rendered assets by id (ids not found are absent). */
+export async function loadAssets(q: Queryable, ids: string[], opts: DisplayOptions): Promise<Map<string, AssetJson>> {
+  const out = new Map<string, AssetJson>();
+  const unique = [...new Set(ids)];
+  const [direct, metas] = await Promise.all([getAssetAccounts(q, unique), getMetadataByMint(q, unique)]);
+
+  // MPL Core: assets in a collection take their authority from the collection account.
+  const core = [...direct.values()].filter((r) => r.kind === 'core.asset' || r.kind === 'core.collection');
+  const collectionIds = [...new Set(core.flatMap((r) => (r.collection ? [r.collection] : [])))];
+  const collections = collectionIds.length ? await getAssetAccounts(q, collectionIds) : new Map<string, StoredAssetAccount>();
+  for (const r of core) out.set(r.address, renderCore(r, r.collection ? collections.get(r.collection) : undefined));
+
+  // Token Metadata.
+  const mints = [...metas.keys()].filter((m) => !out.has(m));
+  if (mints.length) {
+    const editionKeys = await Promise.all(mints.map((m) => editionAddress(m)));
+    const [editions, mintInfo, holders] = await Promise.all([getAssetAccounts(q, editionKeys), queryMints(q, mints), queryHolders(q, mints)]);
+    mints.forEach((m, i) => {
+      out.set(m, renderTokenMetadata({ metadata: metas.get(m)!, edition: editions.get(editionKeys[i]), mint: mintInfo.get(m), holder: holders.get(m) }, opts));
+    });
+  }
+  return out;
+}

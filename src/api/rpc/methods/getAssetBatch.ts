@@ -1,0 +1,23 @@
+/** getAssetBatch (aliases getAssets, get_asset_batch): assets by distinct id, null where not found (DAS). */
+import { SolgateError } from '../../../core/errors.js';
+import { displayOptions, namedParams, pubkey, requireField } from '../../das/params.js';
+import { loadAssets } from '../../das/load-assets.js';
+import type { RpcMethod } from '../method.js';
+
+export const MAX_BATCH = 1000;
+
+export const getAssetBatch: RpcMethod = {
+  name: 'getAssetBatch',
+  aliases: ['getAssets', 'get_asset_batch'],
+  credits: 10,
+  async handler(params, deps) {
+    const p = namedParams(params, ['ids', 'options', 'displayOptions']);
+    const raw = requireField(p, 'ids');
+    if (!Array.isArray(raw)) throw new SolgateError('INVALID_PARAMS', 'Invalid params: `ids` must be an array');
+    if (raw.length > MAX_BATCH) throw new SolgateError('INVALID_ARGUMENT', 'Batch Size Error. Batch size should not be greater than 1000.');
+    // Like the reference: one entry per distinct id, in first-seen order, null where not found.
+    const ids = [...new Set(raw.map((v) => pubkey(v, 'ids')))];
+    const assets = await loadAssets(deps.db, ids, displayOptions(p));
+    return ids.map((id) => assets.get(id) ?? null);
+  },
+};

@@ -1,0 +1,81 @@
+/**
+ * Table family "asset accounts": decoded Token Metadata / MPL Core / inscription accounts, the latest state per
+ * account. A row is replaced only by a state at a later (slot, write version) — an older update is stale and
+ * rejected, as the DAS reference does per account.
+ */
+import type { Queryable } from './db.js';
+import { bulkInsert, dedupeBy } from './bulk.js';
+
+export interface AssetAccountRow {
+  address: string;
+  kind: string;
+  assetId: string | null;
+  owner: string | null;
+  collection: string | null;
+  /** JSON-safe decoded account. */
+  data: Record<string, unknown>;
+  slot: number;
+  writeVersion: bigint;
+}
+
+const newer = (a: AssetAccountRow, b: AssetAccountRow) =>
+  a.slot > b.slot || (a.slot === b.slot && a.writeVersion >= b.writeVersion);
+
+export async function writeAssetAccounts(q: Queryable, rows: AssetAccountRow[]): Promise<void> {
+  const uniq = dedupeBy(rows, (r) => r.address, newer);
+  await bulkInsert(
+    q,
+    'asset_accounts',
+    [
+      { name: 'address', type: 'text', get: (r: AssetAccountRow) => r.address },
+      { name: 'kind', type: 'text', get: (r) => r.kind },
+      { name: 'asset_id', type: 'text', get: (r) => r.assetId },
+      { name: 'owner', type: 'text', get: (r) => r.owner },
+      { name: 'collection', type: 'text', get: (r) => r.collection },
+      { name: 'data', type: 'jsonb', get: (r) => JSON.stringify(r.data) },
+      { name: 'slot', type: 'bigint', get: (r) => r.slot },
+      { name: 'write_version', type: 'numeric', get: (r) => r.writeVersion },
+    ],
+    uniq,
+    // A closed account (tm.closed / core.closed) is a state like any other; its data keeps what is known.
+    `ON CONFLICT (address) DO UPDATE SET kind = EXCLUDED.kind,
+       asset_id = COALESCE(EXCLUDED.asset_id, t.asset_id), owner = EXCLUDED.owner, collection = EXCLUDED.collection,
+       data = EXCLUDED.data, slot = EXCLUDED.slot, write_version = EXCLUDED.write_version
+     WHERE (EXCLUDED.slot, EXCLUDED.write_version) > (t.slot, t.write_version)`,
+  );
+}
+
+export interface StoredAssetAccount {
+  address: string;
+  kind: string;
+  assetId: string | null;
+  owner: string | null;
+  collection: string | null;
+  data: Record<string, unknown>;
+  slot: number;
+}
+
+/** Rows by account address. */
+export async function getAssetAccounts(q: Queryable, addresses: string[]): Promise<Map<string, StoredAssetAccount>> {
+  const out = new Map<string, StoredAssetAccount>();
+  if (!addresses.length) return out;
+  const { rows } = await q.query<{ address: string; kind: string; asset_id: string | null; owner: string | null; collection: string | null; data: Record<string, unknown>; slot: number }>(
+    'SELECT address, kind, asset_id, owner, collection, data, slot FROM asset_accounts WHERE address = ANY($1::text[])',
+    [addresses],
+  );
+  for (const r of rows) out.set(r.address, { address: r.address, kind: r.kind, assetId: r.asset_id, owner: r.owner, collection: r.collection, data: r.data, slot: Number(r.slot) });
+  return out;
+}
+
+/** Token Metadata rows by the asset (mint) they describe. */
+export async function getMetadataByMint(q: Queryable, mints: string[]): Promise<Map<string, StoredAssetAccount>> {
+  const out = new Map<string, StoredAssetAccount>();
+  if (!mints.length) return out;
+  const { rows } = await q.query<{ address: string; kind: string; asset_id: string; owner: string | null; collection: string | null; data: Record<string, unknown>; slot: number }>(
+    `SELECT address, kind, asset_id, owner, collection, data, slot FROM asset_accounts
+      WHERE asset_id = ANY($1::text[]) AND kind IN ('tm.metadata', 'tm.closed')`,
+    [mints],
+  );
+  for (const r of rows) out.set(r.asset_id, { address: r.address, kind: r.kind, assetId: r.asset_id, owner: r.owner, collection: r.collection, data: r.data, slot: Number(r.slot) });
+  return out;
+}
