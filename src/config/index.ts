@@ -27,7 +27,7 @@ export const ENV_VARS: EnvVar[] = [
   { name: 'SOLGATE_TRUST_PROXY', default: 'false', description: 'Trust X-Forwarded-For for client IPs (IP allow-lists behind a proxy): false | true | hop count | CIDR list' },
   { name: 'SOLGATE_LOCALNET_PORT', default: '8899', description: 'Port of the built-in localnet JSON-RPC (serve --demo, localnet); 0 = any free port' },
   { name: 'SOLGATE_LOCALNET_SLOT_MS', default: '400', description: 'Slot time of the built-in localnet' },
-  { name: 'REDIS_URL', default: undefined, description: 'Redis for shared rate limits and key revocation across processes (unset = in-process)' },
+  { name: 'REDIS_URL', default: undefined, description: 'Reserved for shared rate limits and key revocation across processes (plans/limits, not built yet); unused today' },
   { name: 'LOG_LEVEL', default: 'info', description: 'pino log level (fatal … trace, silent)' },
 ];
 
