@@ -14,6 +14,8 @@ import { parseTransaction } from '../parsers/registry.js';
 import type { BlockSource } from '../sources/source.js';
 import { foldBlock, tokenAccountsNeeded, type FoldContext, type ParsedTx } from './fold-block.js';
 import { foldAccounts } from './fold-accounts.js';
+import { cnftRows } from './fold-cnft.js';
+import { BUBBLEGUM_PROGRAM, parseBubblegumTransaction } from '../parsers/bubblegum/index.js';
 
 export interface IngestStats {
   blocks: number;
@@ -50,7 +52,16 @@ export function createIngester(db: Db, logger?: Logger): Ingester {
       return txs.map((tx): ParsedTx => ({ tx, events: parseTransaction(tx) }));
     });
     const ctx = await lookupContext(db, parsed.flat(), before);
-    return blocks.map((b, i) => foldBlock(b, parsed[i], ctx));
+    return blocks.map((b, i) => {
+      const u = foldBlock(b, parsed[i], ctx);
+      // Compressed NFTs: successful transactions that invoke Bubblegum (the parser returns [] for the rest).
+      const bubblegum = parsed[i].filter(({ tx }) => tx.accountKeys.includes(BUBBLEGUM_PROGRAM));
+      const cnft = cnftRows(bubblegum.map(({ tx }) => ({ tx, events: parseBubblegumTransaction(tx) })));
+      u.cnftAssets.push(...cnft.assets);
+      u.cnftNodes.push(...cnft.nodes);
+      u.cnftSignatures.push(...cnft.signatures);
+      return u;
+    });
   }
 
   async function write(blocks: Block[], updates: BlockUpdate[]): Promise<void> {

@@ -5,6 +5,7 @@
  * present only when its `*Pos` is set.
  */
 import type { AssetAccountRow } from './asset-accounts.js';
+import type { CnftAssetPatch, CnftNodeRow, CnftSignatureRow } from './cnft.js';
 
 /** A change to one balance of a wallet in one transaction (raw signed amount). */
 export interface BalanceChange {
@@ -154,6 +155,10 @@ export interface BlockUpdate {
   nameRecords: NameRecordRow[];
   /** Decoded DAS asset-program accounts (Token Metadata, MPL Core, inscriptions). */
   assetAccounts: AssetAccountRow[];
+  /** Compressed NFTs (Bubblegum): seq-guarded per-asset patches, Merkle nodes, signatures per asset. */
+  cnftAssets: CnftAssetPatch[];
+  cnftNodes: CnftNodeRow[];
+  cnftSignatures: CnftSignatureRow[];
 }
 
 export function emptyUpdate(slot: number | null): BlockUpdate {
@@ -171,6 +176,9 @@ export function emptyUpdate(slot: number | null): BlockUpdate {
     funding: [],
     nameRecords: [],
     assetAccounts: [],
+    cnftAssets: [],
+    cnftNodes: [],
+    cnftSignatures: [],
   };
 }
 

@@ -36,16 +36,82 @@ export interface Holder {
   delegate: string | null;
 }
 
-/** The token account holding each mint (non-zero amount, open), for single-owner assets. */
+/**
+ * The token account holding each mint, for single-owner assets: the open account with the largest amount, the
+ * latest-updated one among equals (the reference keeps the owner of an emptied account too).
+ */
 export async function queryHolders(q: Queryable, mints: string[]): Promise<Map<string, Holder>> {
   const out = new Map<string, Holder>();
   if (!mints.length) return out;
   const { rows } = await q.query<{ mint: string; address: string; owner: string; frozen: boolean; delegate: string | null }>(
     `SELECT DISTINCT ON (mint) mint, address, owner, frozen, delegate FROM token_accounts
-      WHERE mint = ANY($1::text[]) AND amount > 0 AND NOT closed AND owner IS NOT NULL
-      ORDER BY mint, amount DESC, address`,
+      WHERE mint = ANY($1::text[]) AND NOT closed AND owner IS NOT NULL
+      ORDER BY mint, amount DESC, amount_pos DESC NULLS LAST, address`,
     [mints],
   );
   for (const r of rows) out.set(r.mint, { mint: r.mint, tokenAccount: r.address, owner: r.owner, frozen: r.frozen, delegate: r.delegate });
   return out;
+}
+
+/** A Token-2022 extension row. */
+export interface ExtensionRow {
+  extension: string;
+  data: Record<string, unknown>;
+}
+
+/** Token-2022 extensions by mint or token-account address (addresses without any are absent). */
+export async function queryExtensions(q: Queryable, targets: string[]): Promise<Map<string, ExtensionRow[]>> {
+  const out = new Map<string, ExtensionRow[]>();
+  if (!targets.length) return out;
+  const { rows } = await q.query<{ target: string; extension: string; data: Record<string, unknown> }>(
+    'SELECT target, extension, data FROM token_extensions WHERE target = ANY($1::text[]) ORDER BY target, extension',
+    [targets],
+  );
+  for (const r of rows) {
+    let list = out.get(r.target);
+    if (!list) out.set(r.target, (list = []));
+    list.push({ extension: r.extension, data: r.data });
+  }
+  return out;
+}
+
+/** A token account as the DAS token-account list reads it. */
+export interface TokenAccountInfo {
+  address: string;
+  mint: string;
+  owner: string;
+  amount: bigint;
+  delegate: string | null;
+  delegatedAmount: bigint;
+  frozen: boolean;
+  closeAuthority: string | null;
+}
+
+export interface TokenAccountQuery {
+  owner?: string;
+  mint?: string;
+  showZeroBalance: boolean;
+  /** Extra WHERE conditions on `address` (keyset) and the ORDER BY / LIMIT tail, with `$n` from `params`. */
+  where: string[];
+  order: string;
+  limitOffset: string;
+  params: unknown[];
+}
+
+/** Open token accounts by owner and/or mint, one page. */
+export async function queryTokenAccounts(q: Queryable, t: TokenAccountQuery): Promise<TokenAccountInfo[]> {
+  const params = [...t.params];
+  const where = ['NOT closed', 'mint IS NOT NULL', 'owner IS NOT NULL', ...t.where];
+  if (t.owner !== undefined) where.push(`owner = $${params.push(t.owner)}`);
+  if (t.mint !== undefined) where.push(`mint = $${params.push(t.mint)}`);
+  if (!t.showZeroBalance) where.push('amount > 0');
+  const { rows } = await q.query<{ address: string; mint: string; owner: string; amount: string; delegate: string | null; delegated_amount: string | null; frozen: boolean; close_authority: string | null }>(
+    `SELECT address, mint, owner, amount::text, delegate, delegated_amount::text, frozen, close_authority FROM token_accounts
+      WHERE ${where.join(' AND ')} ORDER BY ${t.order} ${t.limitOffset}`,
+    params,
+  );
+  return rows.map((r) => ({
+    address: r.address, mint: r.mint, owner: r.owner, amount: BigInt(r.amount), delegate: r.delegate,
+    delegatedAmount: r.delegate && r.delegated_amount ? BigInt(r.delegated_amount) : 0n, frozen: r.frozen, closeAuthority: r.close_authority,
+  }));
 }

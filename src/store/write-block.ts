@@ -16,7 +16,9 @@ import {
 import { fundingStatement, transfersStatement } from './wallet-activity.js';
 import { writeNameRecords } from './identities.js';
 import { writeAssetAccounts } from './asset-accounts.js';
+import { writeCnft } from './cnft.js';
 import { combineStatements, dedupeBy, type Statement } from './bulk.js';
+import { editionMintsStatement } from './editions.js';
 
 /** Concatenates updates into one (rows keep their own positions, so merging is order-safe). */
 export function mergeUpdates(updates: BlockUpdate[]): BlockUpdate {
@@ -36,6 +38,9 @@ export function mergeUpdates(updates: BlockUpdate[]): BlockUpdate {
     out.funding.push(...u.funding);
     out.nameRecords.push(...u.nameRecords);
     out.assetAccounts.push(...u.assetAccounts);
+    out.cnftAssets.push(...u.cnftAssets);
+    out.cnftNodes.push(...u.cnftNodes);
+    out.cnftSignatures.push(...u.cnftSignatures);
   }
   return out;
 }
@@ -67,17 +72,18 @@ function coreStatements(u: BlockUpdate, blocks: BlockUpdate[]): Statement[] {
   return stmts.filter((s): s is Statement => s !== null);
 }
 
-async function writeUpdateRows(q: Queryable, u: BlockUpdate, blocks: BlockUpdate[]): Promise<void> {
+async function writeUpdateRows(q: Queryable, u: BlockUpdate, blocks: BlockUpdate[], extra: Statement[] = []): Promise<void> {
   // Not waiting for the WAL flush is safe here: the checkpoint commits with the rows, so after a crash the
   // ingester resumes from the last durable checkpoint and re-writes (idempotently) whatever was lost.
   await q.query('SET LOCAL synchronous_commit = off');
-  const core = coreStatements(u, blocks);
+  const core = [...coreStatements(u, blocks), ...extra];
   if (core.length) {
     const all = combineStatements(core);
     await q.query(all.sql, all.params);
   }
   await writeNameRecords(q, u.nameRecords);
   await writeAssetAccounts(q, u.assetAccounts);
+  await writeCnft(q, { assets: u.cnftAssets, nodes: u.cnftNodes, signatures: u.cnftSignatures });
 }
 
 /** Links of the same (address, tx) from several inputs collapse to the strongest relation. */
@@ -101,14 +107,16 @@ function dedupeLinks(u: BlockUpdate) {
 export async function writeUpdates(db: Db, updates: BlockUpdate[]): Promise<void> {
   if (!updates.length) return;
   const merged = mergeUpdates(updates);
+  const editionLinks = await editionMintsStatement(merged.mints);
+  const extra = editionLinks ? [editionLinks] : [];
   const onlyCore = Object.entries(merged).every(([k, v]) => CORE_FIELDS.has(k) || !Array.isArray(v) || v.length === 0);
   if (onlyCore) {
-    const core = coreStatements(merged, updates);
+    const core = [...coreStatements(merged, updates), ...extra];
     if (!core.length) return;
     // Asynchronous commit is safe for the reason given in writeUpdateRows.
     const all = combineStatements(core, { asyncCommit: true });
     await db.query(all.sql, all.params);
     return;
   }
-  await db.tx((q) => writeUpdateRows(q, merged, updates));
+  await db.tx((q) => writeUpdateRows(q, merged, updates, extra));
 }

@@ -48,7 +48,8 @@ export async function createTestDb(): Promise<TestDb> {
 export const CHAIN_TABLES = [
   'blocks', 'transactions', 'address_transactions', 'sol_balances', 'mints', 'mint_supply_changes',
   'token_accounts', 'token_extensions', 'wallet_transfers', 'wallet_funding', 'name_records', 'ingest_checkpoint',
-  'asset_accounts',
+  'asset_accounts', 'tm_edition_mints',
+  'cnft_assets', 'cnft_nodes', 'cnft_signatures',
 ];
 
 /** Empties every table ingestion writes (keys and identities stay). */

@@ -5,10 +5,15 @@
 import { getProgramDerivedAddress, type Address } from '@solana/kit';
 import type { Queryable } from '../../store/db.js';
 import { getAssetAccounts, getMetadataByMint, type StoredAssetAccount } from '../../store/asset-accounts.js';
-import { queryHolders, queryMints } from '../../store/token-reads.js';
+import { queryExtensions, queryHolders, queryMints } from '../../store/token-reads.js';
+import { isExtensionAsset, renderExtensionFungible, withMintParts } from './render-fungible.js';
+import { addCollectionMetadata } from './collection-metadata.js';
+import { addInscriptions } from './inscription.js';
 import { base58ToBytes } from '../../core/encoding.js';
 import type { AssetJson, DisplayOptions } from './asset-json.js';
 import { renderCore } from './render-core.js';
+import { renderCnft } from './render-cnft.js';
+import { getCnftAssets } from '../../store/cnft.js';
 import { renderTokenMetadata } from './render-token-metadata.js';
 
 export const TOKEN_METADATA_PROGRAM = 'metaqbxxUerdq28cj1RbAWkYQm3ybzjb6a8bt518x1s';
@@ -38,10 +43,29 @@ export async function loadAssets(q: Queryable, ids: string[], opts: DisplayOptio
   const mints = [...metas.keys()].filter((m) => !out.has(m));
   if (mints.length) {
     const editionKeys = await Promise.all(mints.map((m) => editionAddress(m)));
-    const [editions, mintInfo, holders] = await Promise.all([getAssetAccounts(q, editionKeys), queryMints(q, mints), queryHolders(q, mints)]);
+    const [editions, mintInfo, holders, exts] = await Promise.all([getAssetAccounts(q, editionKeys), queryMints(q, mints), queryHolders(q, mints), queryExtensions(q, mints)]);
     mints.forEach((m, i) => {
-      out.set(m, renderTokenMetadata({ metadata: metas.get(m)!, edition: editions.get(editionKeys[i]), mint: mintInfo.get(m), holder: holders.get(m) }, opts));
+      const a = renderTokenMetadata({ metadata: metas.get(m)!, edition: editions.get(editionKeys[i]), mint: mintInfo.get(m), holder: holders.get(m) }, opts);
+      out.set(m, withMintParts(a, mintInfo.get(m), exts.get(m), opts.showFungible));
     });
   }
+
+  // Compressed NFTs (Bubblegum); a decompressed one is rendered from its Token Metadata accounts above.
+  const cnftIds = unique.filter((id) => !out.has(id) && !direct.has(id));
+  if (cnftIds.length) {
+    for (const [id, a] of await getCnftAssets(q, cnftIds)) {
+      const r = renderCnft(a, opts);
+      if (r) out.set(id, r);
+    }
+  }
+
+  // Token-2022 mints without Token Metadata, described by their extensions.
+  const bare = unique.filter((id) => !out.has(id) && !direct.has(id));
+  if (bare.length) {
+    const [mintInfo, exts] = await Promise.all([queryMints(q, bare), queryExtensions(q, bare)]);
+    for (const id of bare) if (isExtensionAsset(mintInfo.get(id), exts.get(id))) out.set(id, renderExtensionFungible(mintInfo.get(id)!, exts.get(id), opts.showFungible));
+  }
+  if (opts.showCollectionMetadata) await addCollectionMetadata(q, out.values());
+  if (opts.showInscription) await addInscriptions(q, out);
   return out;
 }

@@ -3,8 +3,13 @@ import type { RpcMethod } from './method.js';
 import { getIndexerSlot } from './methods/getIndexerSlot.js';
 import { getAsset } from './methods/getAsset.js';
 import { getAssetBatch } from './methods/getAssetBatch.js';
+import { getAssetProof } from './methods/getAssetProof.js';
+import { getAssetProofBatch } from './methods/getAssetProofBatch.js';
+import { getSignaturesForAsset } from './methods/getSignaturesForAsset.js';
+import { getTokenAccounts } from './methods/getTokenAccounts.js';
+import { getNftEditions } from './methods/getNftEditions.js';
 
-export const RPC_METHODS: RpcMethod[] = [getIndexerSlot, getAsset, getAssetBatch];
+export const RPC_METHODS: RpcMethod[] = [getIndexerSlot, getAsset, getAssetBatch, getTokenAccounts, getNftEditions, getAssetProof, getAssetProofBatch, getSignaturesForAsset];
 
 export function methodTable(methods: RpcMethod[] = RPC_METHODS): Map<string, RpcMethod> {
   const m = new Map<string, RpcMethod>();

@@ -1,0 +1,51 @@
+/**
+ * getTokenAccounts (alias get_token_accounts): open token accounts by owner and/or mint (DAS). Accepts the Helius
+ * names `owner`/`mint` and the Metaplex reference's `ownerAddress`/`mintAddress`; zero balances only with
+ * `showZeroBalance`; ordered by address, paginated like every DAS list.
+ */
+import { SolgateError } from '../../../core/errors.js';
+import { displayOptions, namedParams, pubkey, type Params } from '../../das/params.js';
+import { keysetSql, PAGINATION_KEYS, pageKeys, parsePagination } from '../../das/pagination.js';
+import { renderExtensions } from '../../das/mint-extensions.js';
+import { queryExtensions, queryTokenAccounts } from '../../../store/token-reads.js';
+import type { RpcMethod } from '../method.js';
+
+/** One of two spellings of a pubkey param (both given → -32602). */
+function either(p: Params, a: string, b: string): string | undefined {
+  if (p[a] != null && p[b] != null) throw new SolgateError('INVALID_PARAMS', `Invalid params: give \`${a}\` or \`${b}\`, not both`);
+  if (p[a] != null) return pubkey(p[a], a);
+  if (p[b] != null) return pubkey(p[b], b);
+  return undefined;
+}
+
+export const getTokenAccounts: RpcMethod = {
+  name: 'getTokenAccounts',
+  aliases: ['get_token_accounts'],
+  credits: 10,
+  async handler(params, deps) {
+    const p = namedParams(params, ['owner', 'ownerAddress', 'mint', 'mintAddress', ...PAGINATION_KEYS, 'options', 'displayOptions']);
+    const owner = either(p, 'owner', 'ownerAddress');
+    const mint = either(p, 'mint', 'mintAddress');
+    if (owner === undefined && mint === undefined) throw new SolgateError('INVALID_ARGUMENT', 'Either `owner` or `mint` must be provided');
+    const opts = displayOptions(p);
+    const pg = parsePagination(p);
+    const sqlParams: unknown[] = [];
+    const ks = keysetSql(pg, 'address', (v) => `$${sqlParams.push(v)}`);
+    const rows = await queryTokenAccounts(deps.db, { owner, mint, showZeroBalance: opts.showZeroBalance, ...ks, params: sqlParams });
+    if (ks.order.endsWith('DESC')) rows.reverse();
+    const exts = await queryExtensions(deps.db, rows.map((r) => r.address));
+    const items = rows.map((r) => ({
+      address: r.address,
+      mint: r.mint,
+      amount: Number(r.amount),
+      owner: r.owner,
+      frozen: r.frozen,
+      delegate: r.delegate,
+      delegated_amount: Number(r.delegatedAmount),
+      close_authority: r.closeAuthority,
+      extensions: renderExtensions(exts.get(r.address)),
+    }));
+    const keys = pageKeys(pg, rows.map((r) => r.address), false);
+    return { total: items.length, limit: pg.limit, ...(pg.mode === 'page' ? keys : {}), token_accounts: items, ...(pg.mode === 'page' ? {} : keys), errors: [] };
+  },
+};

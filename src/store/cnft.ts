@@ -1,0 +1,278 @@
+/**
+ * Table family "compressed NFTs" (Bubblegum): per-asset state in seq-guarded column groups (`cnft_assets`), Merkle
+ * tree nodes from change logs (`cnft_nodes`, newest seq per node) and signatures per asset (`cnft_signatures`).
+ * Every write is a bulk upsert whose result does not depend on the order the transactions arrive in, and
+ * re-applying any input changes nothing.
+ */
+import type { Queryable } from './db.js';
+import { bulkInsert, guardedSet } from './bulk.js';
+
+/** The leaf as a Bubblegum instruction left it (or the zeroed leaf of a redeem). */
+export interface CnftLeafGroup {
+  schema: number;
+  leafHash: string;
+  dataHash: string;
+  creatorHash: string;
+  collectionHash: string | null;
+  assetDataHash: string | null;
+  flags: number | null;
+  seq: bigint;
+}
+
+/** One instruction's changes to one compressed asset; groups are present only when the instruction set them. */
+export interface CnftAssetPatch {
+  assetId: string;
+  tree: string | null;
+  leafIndex: number | null;
+  authority: string | null;
+  leaf: CnftLeafGroup | null;
+  owner: { owner: string; delegate: string | null; seq: bigint } | null;
+  /** The full metadata after the instruction (JSON-safe), as `render-cnft.ts` reads it. */
+  metadata: { data: Record<string, unknown>; version: number; seq: bigint } | null;
+  seq: bigint | null;
+  burnt: boolean;
+  decompressed: boolean;
+}
+
+/** A Merkle node written by a change log. */
+export interface CnftNodeRow {
+  tree: string;
+  nodeIndex: number;
+  level: number;
+  hash: string;
+  seq: bigint;
+  leafIndex: number | null;
+}
+
+/** A signature that touched an asset. */
+export interface CnftSignatureRow {
+  assetId: string;
+  signature: string;
+  ixPath: string;
+  instruction: string;
+  slot: number;
+  seq: bigint | null;
+}
+
+/** The compressed-NFT rows of one BlockUpdate. */
+export interface CnftRows {
+  assets: CnftAssetPatch[];
+  nodes: CnftNodeRow[];
+  signatures: CnftSignatureRow[];
+}
+
+/** Empty CnftRows. */
+export const emptyCnftRows = (): CnftRows => ({ assets: [], nodes: [], signatures: [] });
+
+const maxSeq = (a: bigint | null, b: bigint | null): bigint | null => (a === null ? b : b === null ? a : a > b ? a : b);
+/** The group with the higher seq (the later one on a tie, as the guarded upsert does). */
+function newerGroup<G extends { seq: bigint }>(a: G | null, b: G | null): G | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return b.seq >= a.seq ? b : a;
+}
+
+/** Merges two patches of the same asset exactly as applying both through the guarded upsert would. */
+export function mergeCnftPatches(a: CnftAssetPatch, b: CnftAssetPatch): CnftAssetPatch {
+  return {
+    assetId: a.assetId,
+    tree: a.tree ?? b.tree,
+    leafIndex: a.leafIndex ?? b.leafIndex,
+    authority: a.authority ?? b.authority,
+    leaf: newerGroup(a.leaf, b.leaf),
+    owner: newerGroup(a.owner, b.owner),
+    metadata: newerGroup(a.metadata, b.metadata),
+    seq: maxSeq(a.seq, b.seq),
+    burnt: a.burnt || b.burnt,
+    decompressed: a.decompressed || b.decompressed,
+  };
+}
+
+function mergeAssets(rows: readonly CnftAssetPatch[]): CnftAssetPatch[] {
+  const m = new Map<string, CnftAssetPatch>();
+  for (const r of rows) {
+    const cur = m.get(r.assetId);
+    m.set(r.assetId, cur ? mergeCnftPatches(cur, r) : r);
+  }
+  return [...m.values()];
+}
+
+/** Writes the compressed-NFT rows (three bulk upserts; nothing without rows). */
+export async function writeCnft(q: Queryable, rows: CnftRows | undefined): Promise<void> {
+  if (!rows) return;
+  const assets = mergeAssets(rows.assets);
+  await bulkInsert(
+    q,
+    'cnft_assets',
+    [
+      { name: 'asset_id', type: 'text', get: (r: CnftAssetPatch) => r.assetId },
+      { name: 'tree', type: 'text', get: (r) => r.tree },
+      { name: 'leaf_index', type: 'bigint', get: (r) => r.leafIndex },
+      { name: 'authority', type: 'text', get: (r) => r.authority },
+      { name: 'leaf_schema', type: 'int', get: (r) => r.leaf?.schema },
+      { name: 'leaf_hash', type: 'text', get: (r) => r.leaf?.leafHash },
+      { name: 'data_hash', type: 'text', get: (r) => r.leaf?.dataHash },
+      { name: 'creator_hash', type: 'text', get: (r) => r.leaf?.creatorHash },
+      { name: 'collection_hash', type: 'text', get: (r) => r.leaf?.collectionHash },
+      { name: 'asset_data_hash', type: 'text', get: (r) => r.leaf?.assetDataHash },
+      { name: 'flags', type: 'int', get: (r) => r.leaf?.flags },
+      { name: 'leaf_seq', type: 'bigint', get: (r) => r.leaf?.seq },
+      { name: 'owner', type: 'text', get: (r) => r.owner?.owner },
+      { name: 'delegate', type: 'text', get: (r) => r.owner?.delegate },
+      { name: 'owner_seq', type: 'bigint', get: (r) => r.owner?.seq },
+      { name: 'metadata', type: 'jsonb', get: (r) => (r.metadata ? JSON.stringify(r.metadata.data) : null) },
+      { name: 'metadata_version', type: 'int', get: (r) => r.metadata?.version },
+      { name: 'metadata_seq', type: 'bigint', get: (r) => r.metadata?.seq },
+      { name: 'seq', type: 'bigint', get: (r) => r.seq },
+      { name: 'burnt', type: 'boolean', get: (r) => r.burnt },
+      { name: 'decompressed', type: 'boolean', get: (r) => r.decompressed },
+    ],
+    assets,
+    `ON CONFLICT (asset_id) DO UPDATE SET
+       tree = COALESCE(t.tree, EXCLUDED.tree),
+       leaf_index = COALESCE(t.leaf_index, EXCLUDED.leaf_index),
+       authority = COALESCE(t.authority, EXCLUDED.authority),
+       ${guardedSet('leaf_seq', ['leaf_schema', 'leaf_hash', 'data_hash', 'creator_hash', 'collection_hash', 'asset_data_hash', 'flags'])},
+       ${guardedSet('owner_seq', ['owner', 'delegate'])},
+       ${guardedSet('metadata_seq', ['metadata', 'metadata_version'])},
+       seq = GREATEST(t.seq, EXCLUDED.seq),
+       burnt = t.burnt OR EXCLUDED.burnt,
+       decompressed = t.decompressed OR EXCLUDED.decompressed`,
+  );
+
+  const nodes = new Map<string, CnftNodeRow>();
+  for (const n of rows.nodes) {
+    const k = `${n.tree}|${n.nodeIndex}`;
+    const cur = nodes.get(k);
+    if (!cur || n.seq > cur.seq) nodes.set(k, n);
+  }
+  await bulkInsert(
+    q,
+    'cnft_nodes',
+    [
+      { name: 'tree', type: 'text', get: (r: CnftNodeRow) => r.tree },
+      { name: 'node_index', type: 'bigint', get: (r) => r.nodeIndex },
+      { name: 'level', type: 'int', get: (r) => r.level },
+      { name: 'hash', type: 'text', get: (r) => r.hash },
+      { name: 'seq', type: 'bigint', get: (r) => r.seq },
+      { name: 'leaf_index', type: 'bigint', get: (r) => r.leafIndex },
+    ],
+    [...nodes.values()],
+    `ON CONFLICT (tree, node_index) DO UPDATE SET level = EXCLUDED.level, hash = EXCLUDED.hash, seq = EXCLUDED.seq,
+       leaf_index = EXCLUDED.leaf_index WHERE EXCLUDED.seq > t.seq`,
+  );
+
+  const sigs = new Map(rows.signatures.map((s) => [`${s.assetId}|${s.signature}|${s.ixPath}`, s]));
+  await bulkInsert(
+    q,
+    'cnft_signatures',
+    [
+      { name: 'asset_id', type: 'text', get: (r: CnftSignatureRow) => r.assetId },
+      { name: 'signature', type: 'text', get: (r) => r.signature },
+      { name: 'ix_path', type: 'text', get: (r) => r.ixPath },
+      { name: 'instruction', type: 'text', get: (r) => r.instruction },
+      { name: 'slot', type: 'bigint', get: (r) => r.slot },
+      { name: 'seq', type: 'bigint', get: (r) => r.seq },
+    ],
+    [...sigs.values()],
+    'ON CONFLICT (asset_id, signature, ix_path) DO NOTHING',
+  );
+}
+
+/** A stored compressed asset. */
+export interface StoredCnft {
+  assetId: string;
+  tree: string | null;
+  leafIndex: number | null;
+  authority: string | null;
+  leafSchema: number | null;
+  leafHash: string | null;
+  dataHash: string | null;
+  creatorHash: string | null;
+  collectionHash: string | null;
+  assetDataHash: string | null;
+  flags: number | null;
+  owner: string | null;
+  delegate: string | null;
+  metadata: Record<string, unknown> | null;
+  metadataVersion: number | null;
+  seq: number | null;
+  burnt: boolean;
+  decompressed: boolean;
+}
+
+const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+
+/** Compressed assets by id. */
+export async function getCnftAssets(q: Queryable, ids: string[]): Promise<Map<string, StoredCnft>> {
+  const out = new Map<string, StoredCnft>();
+  if (!ids.length) return out;
+  const { rows } = await q.query<Record<string, unknown>>(
+    `SELECT asset_id, tree, leaf_index, authority, leaf_schema, leaf_hash, data_hash, creator_hash, collection_hash,
+            asset_data_hash, flags, owner, delegate, metadata, metadata_version, seq, burnt, decompressed
+       FROM cnft_assets WHERE asset_id = ANY($1::text[])`,
+    [ids],
+  );
+  for (const r of rows) {
+    out.set(r.asset_id as string, {
+      assetId: r.asset_id as string,
+      tree: r.tree as string | null,
+      leafIndex: num(r.leaf_index),
+      authority: r.authority as string | null,
+      leafSchema: num(r.leaf_schema),
+      leafHash: r.leaf_hash as string | null,
+      dataHash: r.data_hash as string | null,
+      creatorHash: r.creator_hash as string | null,
+      collectionHash: r.collection_hash as string | null,
+      assetDataHash: r.asset_data_hash as string | null,
+      flags: num(r.flags),
+      owner: r.owner as string | null,
+      delegate: r.delegate as string | null,
+      metadata: r.metadata as Record<string, unknown> | null,
+      metadataVersion: num(r.metadata_version),
+      seq: num(r.seq),
+      burnt: r.burnt as boolean,
+      decompressed: r.decompressed as boolean,
+    });
+  }
+  return out;
+}
+
+/** Depth of each tree (the level of its stored root row); trees without a root row are absent. */
+export async function getTreeDepths(q: Queryable, trees: string[]): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  if (!trees.length) return out;
+  const { rows } = await q.query<{ tree: string; level: number }>(
+    'SELECT tree, level FROM cnft_nodes WHERE tree = ANY($1::text[]) AND node_index = 1',
+    [trees],
+  );
+  for (const r of rows) out.set(r.tree, Number(r.level));
+  return out;
+}
+
+/** Stored node hashes (base58) of one tree by node index; nodes never written are absent. */
+export async function getTreeNodes(q: Queryable, tree: string, nodeIndexes: number[]): Promise<Map<number, string>> {
+  const { rows } = await q.query<{ node_index: string | number; hash: string }>(
+    'SELECT node_index, hash FROM cnft_nodes WHERE tree = $1 AND node_index = ANY($2::bigint[])',
+    [tree, nodeIndexes],
+  );
+  return new Map(rows.map((r) => [Number(r.node_index), r.hash]));
+}
+
+/** Signatures of an asset, newest first (seq, then slot, then signature descending) or oldest first, paged. */
+export async function getCnftSignatures(
+  q: Queryable,
+  assetId: string,
+  limit: number,
+  offset: number,
+  ascending = false,
+): Promise<[string, string][]> {
+  const dir = ascending ? 'ASC' : 'DESC';
+  const { rows } = await q.query<{ signature: string; instruction: string }>(
+    `SELECT signature, instruction FROM cnft_signatures WHERE asset_id = $1
+      ORDER BY seq ${dir} NULLS ${ascending ? 'LAST' : 'FIRST'}, slot ${dir}, signature ${dir}, ix_path ${dir}
+      LIMIT $2 OFFSET $3`,
+    [assetId, limit, offset],
+  );
+  return rows.map((r) => [r.signature, r.instruction]);
+}
