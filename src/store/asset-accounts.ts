@@ -37,23 +37,18 @@ export async function writeAssetAccounts(q: Queryable, rows: AssetAccountRow[]):
       { name: 'write_version', type: 'numeric', get: (r) => r.writeVersion },
     ],
     uniq,
-    // A closed account (tm.closed / core.closed) is a state like any other; its data keeps what is known.
+    // A closed account (tm.closed / core.closed) is a newer state, but its decoded data is empty: keep the last
+    // known data so the asset still renders (as burnt).
     `ON CONFLICT (address) DO UPDATE SET kind = EXCLUDED.kind,
        asset_id = COALESCE(EXCLUDED.asset_id, t.asset_id), owner = EXCLUDED.owner, collection = EXCLUDED.collection,
-       data = EXCLUDED.data, slot = EXCLUDED.slot, write_version = EXCLUDED.write_version
+       data = CASE WHEN EXCLUDED.kind LIKE '%.closed' THEN t.data || EXCLUDED.data ELSE EXCLUDED.data END,
+       slot = EXCLUDED.slot, write_version = EXCLUDED.write_version
      WHERE (EXCLUDED.slot, EXCLUDED.write_version) > (t.slot, t.write_version)`,
   );
 }
 
-export interface StoredAssetAccount {
-  address: string;
-  kind: string;
-  assetId: string | null;
-  owner: string | null;
-  collection: string | null;
-  data: Record<string, unknown>;
-  slot: number;
-}
+/** A stored row as reads return it. */
+export type StoredAssetAccount = Omit<AssetAccountRow, 'writeVersion'>;
 
 /** Rows by account address. */
 export async function getAssetAccounts(q: Queryable, addresses: string[]): Promise<Map<string, StoredAssetAccount>> {

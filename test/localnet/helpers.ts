@@ -8,6 +8,7 @@ import {
 import { getCreateAccountInstruction } from '@solana-program/system';
 import * as spl from '@solana-program/token';
 import { parseJsonLossless } from '../../src/sources/json.js';
+import { createLocalnet, type LocalChainOptions, type Localnet } from '../../src/sources/localnet/index.js';
 
 export interface RpcReply {
   result?: any;
@@ -106,3 +107,13 @@ export function findTx(block: any, signature: string): any {
 
 /** Plain number of a JSON integer that may have come back as a digit string (parseJsonLossless). */
 export const num = (v: unknown): bigint => BigInt(v as string | number);
+
+/** A manual-slot localnet with its RPC client and one payer funded with `lamports` (airdrop in its own slot). */
+export async function fundedLocalnet(lamports: number, opts: LocalChainOptions = {}): Promise<{ net: Localnet; rpc: RpcClient; payer: KeyPairSigner }> {
+  const net = await createLocalnet({ slotMs: 0, ...opts });
+  const rpc = rpcClient(net.url);
+  const payer = await generateKeyPairSigner();
+  await rpc.call('requestAirdrop', [payer.address, lamports]);
+  net.chain.produceSlot();
+  return { net, rpc, payer };
+}

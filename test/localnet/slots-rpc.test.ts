@@ -6,18 +6,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
 import { createLocalnet, type Localnet } from '../../src/sources/localnet/index.js';
-import { num, rpcClient, sendTx, signTx, type RpcClient } from './helpers.js';
+import { fundedLocalnet, num, sendTx, signTx, type RpcClient } from './helpers.js';
 
 let net: Localnet;
 let rpc: RpcClient;
 let payer: KeyPairSigner;
 
 beforeAll(async () => {
-  net = await createLocalnet({ slotMs: 0 });
-  rpc = rpcClient(net.url);
-  payer = await generateKeyPairSigner();
-  await rpc.call('requestAirdrop', [payer.address, 5_000_000_000]);
-  net.chain.produceSlot();
+  ({ net, rpc, payer } = await fundedLocalnet(5_000_000_000));
 });
 afterAll(async () => net?.close());
 

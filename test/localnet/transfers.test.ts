@@ -7,8 +7,8 @@ import { generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
 import * as spl from '@solana-program/token';
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from '@solana-program/compute-budget';
-import { createLocalnet, type Localnet } from '../../src/sources/localnet/index.js';
-import { findTx, num, rpcClient, sendTx, setupSplMint, type RpcClient } from './helpers.js';
+import type { Localnet } from '../../src/sources/localnet/index.js';
+import { findTx, fundedLocalnet, num, sendTx, setupSplMint, type RpcClient } from './helpers.js';
 
 const LAMPORTS_PER_SIGNATURE = 5000n;
 const BLOCK_OPTS = { encoding: 'json', maxSupportedTransactionVersion: 0, transactionDetails: 'full', rewards: false };
@@ -18,11 +18,7 @@ let rpc: RpcClient;
 let payer: KeyPairSigner;
 
 beforeAll(async () => {
-  net = await createLocalnet({ slotMs: 0 });
-  rpc = rpcClient(net.url);
-  payer = await generateKeyPairSigner();
-  await rpc.call('requestAirdrop', [payer.address, 10_000_000_000]);
-  net.chain.produceSlot();
+  ({ net, rpc, payer } = await fundedLocalnet(10_000_000_000));
 });
 afterAll(async () => net?.close());
 
