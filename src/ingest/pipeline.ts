@@ -16,6 +16,7 @@ import { foldBlock, tokenAccountsNeeded, type FoldContext, type ParsedTx } from 
 import { foldAccounts } from './fold-accounts.js';
 import { cnftRows } from './fold-cnft.js';
 import { BUBBLEGUM_PROGRAM, parseBubblegumTransaction } from '../parsers/bubblegum/index.js';
+import { createAssetIndexer } from './asset-index.js';
 
 export interface IngestStats {
   blocks: number;
@@ -36,10 +37,14 @@ export interface Ingester {
    * from `startSlot` (0 by default).
    */
   run(source: BlockSource, opts?: { startSlot?: number; fromSlot?: number; signal?: AbortSignal; maxBatch?: number }): Promise<void>;
+  /** Resolves once derived data (the DAS list index) reflects every write made so far. */
+  settle(): Promise<void>;
 }
 
 export function createIngester(db: Db, logger?: Logger): Ingester {
   const stats: IngestStats = { blocks: 0, transactions: 0, accounts: 0, lastSlot: null, writes: 0 };
+  // The DAS list index is derived after each write, in the background (its marks commit with the write).
+  const assetIndex = createAssetIndexer(db, logger);
 
   /**
    * Parses and folds `blocks`. `before` (a write still in flight) is awaited before the store is asked about token
@@ -66,6 +71,7 @@ export function createIngester(db: Db, logger?: Logger): Ingester {
 
   async function write(blocks: Block[], updates: BlockUpdate[]): Promise<void> {
     await writeUpdates(db, updates);
+    assetIndex.kick();
     stats.blocks += blocks.length;
     stats.transactions += blocks.reduce((s, b) => s + b.transactions.length, 0);
     stats.lastSlot = Math.max(stats.lastSlot ?? 0, ...blocks.map((b) => b.slot));
@@ -81,6 +87,7 @@ export function createIngester(db: Db, logger?: Logger): Ingester {
     async ingestAccounts(updates) {
       if (!updates.length) return;
       await writeUpdates(db, [foldAccounts(updates)]);
+      assetIndex.kick();
       stats.accounts += updates.length;
       stats.writes++;
     },
@@ -159,7 +166,9 @@ export function createIngester(db: Db, logger?: Logger): Ingester {
         await reader;
       }
       if (failure) throw failure;
+      await assetIndex.settle();
     },
+    settle: () => assetIndex.settle(),
   };
   return ingester;
 }

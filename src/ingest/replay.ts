@@ -24,6 +24,7 @@ export async function replayInto(db: Db, paths: string[], logger?: Logger): Prom
     if (item.kind === 'block') await ingester.ingestBlocks([item.block]);
     else await ingester.ingestAccounts(item.accounts);
   }
+  await ingester.settle();
   return {
     files: files.length,
     blocks: ingester.stats.blocks,

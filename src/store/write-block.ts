@@ -19,6 +19,7 @@ import { writeAssetAccounts } from './asset-accounts.js';
 import { writeCnft } from './cnft.js';
 import { combineStatements, dedupeBy, type Statement } from './bulk.js';
 import { editionMintsStatement } from './editions.js';
+import { dirtyStatement } from './das-index.js';
 
 /** Concatenates updates into one (rows keep their own positions, so merging is order-safe). */
 export function mergeUpdates(updates: BlockUpdate[]): BlockUpdate {
@@ -86,6 +87,25 @@ async function writeUpdateRows(q: Queryable, u: BlockUpdate, blocks: BlockUpdate
   await writeCnft(q, { assets: u.cnftAssets, nodes: u.cnftNodes, signatures: u.cnftSignatures });
 }
 
+/**
+ * Addresses whose rows this update changes that may describe DAS assets (the asset-index refresher resolves them
+ * to asset ids): asset-program accounts and their assets, compressed NFTs, mints, token accounts (by mint when
+ * known) and Token-2022 extension targets.
+ */
+export function dirtyKeys(u: BlockUpdate): Set<string> {
+  const keys = new Set<string>();
+  for (const a of u.assetAccounts) {
+    keys.add(a.address);
+    if (a.assetId) keys.add(a.assetId);
+  }
+  for (const c of u.cnftAssets) keys.add(c.assetId);
+  for (const m of u.mints) keys.add(m.address);
+  for (const s of u.supplyChanges) keys.add(s.mint);
+  for (const t of u.tokenAccounts) keys.add(t.mint ?? t.address);
+  for (const e of u.tokenExtensions) keys.add(e.target);
+  return keys;
+}
+
 /** Links of the same (address, tx) from several inputs collapse to the strongest relation. */
 function dedupeLinks(u: BlockUpdate) {
   const m = new Map<string, BlockUpdate['addressLinks'][number]>();
@@ -108,7 +128,8 @@ export async function writeUpdates(db: Db, updates: BlockUpdate[]): Promise<void
   if (!updates.length) return;
   const merged = mergeUpdates(updates);
   const editionLinks = await editionMintsStatement(merged.mints);
-  const extra = editionLinks ? [editionLinks] : [];
+  const dirty = dirtyStatement(dirtyKeys(merged));
+  const extra = [editionLinks, dirty].filter((s): s is Statement => s !== null);
   const onlyCore = Object.entries(merged).every(([k, v]) => CORE_FIELDS.has(k) || !Array.isArray(v) || v.length === 0);
   if (onlyCore) {
     const core = [...coreStatements(merged, updates), ...extra];

@@ -50,6 +50,7 @@ export const CHAIN_TABLES = [
   'token_accounts', 'token_extensions', 'wallet_transfers', 'wallet_funding', 'name_records', 'ingest_checkpoint',
   'asset_accounts', 'tm_edition_mints',
   'cnft_assets', 'cnft_nodes', 'cnft_signatures',
+  'das_assets', 'das_asset_creators', 'das_asset_authorities', 'das_asset_groups', 'das_dirty',
 ];
 
 /** Empties every table ingestion writes (keys and identities stay). */

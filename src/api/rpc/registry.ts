@@ -8,8 +8,15 @@ import { getAssetProofBatch } from './methods/getAssetProofBatch.js';
 import { getSignaturesForAsset } from './methods/getSignaturesForAsset.js';
 import { getTokenAccounts } from './methods/getTokenAccounts.js';
 import { getNftEditions } from './methods/getNftEditions.js';
+import { getAssetsByOwner } from './methods/getAssetsByOwner.js';
+import { getAssetsByGroup } from './methods/getAssetsByGroup.js';
+import { getAssetsByCreator } from './methods/getAssetsByCreator.js';
+import { getAssetsByAuthority } from './methods/getAssetsByAuthority.js';
+import { searchAssets } from './methods/searchAssets.js';
+import { getGrouping } from './methods/getGrouping.js';
 
-export const RPC_METHODS: RpcMethod[] = [getIndexerSlot, getAsset, getAssetBatch, getTokenAccounts, getNftEditions, getAssetProof, getAssetProofBatch, getSignaturesForAsset];
+export const RPC_METHODS: RpcMethod[] = [getIndexerSlot, getAsset, getAssetBatch, getTokenAccounts, getNftEditions, getAssetProof, getAssetProofBatch, getSignaturesForAsset,
+  getAssetsByOwner, getAssetsByGroup, getAssetsByCreator, getAssetsByAuthority, searchAssets, getGrouping];
 
 export function methodTable(methods: RpcMethod[] = RPC_METHODS): Map<string, RpcMethod> {
   const m = new Map<string, RpcMethod>();

@@ -1,0 +1,181 @@
+/**
+ * DAS asset lists (getAssetsByOwner/ByGroup/ByCreator/ByAuthority, searchAssets) over the list index (migration
+ * 005). A query names the table that drives it (the asset rows, one side table, or an owner's holdings), the
+ * filters on the asset row, and the sort; it reads one page of ids walking the index that matches filter and
+ * sort (keyset by the id's bytes as the reference orders them; `page` is an offset, as the interface defines
+ * it), then renders those ids with `loadAssets`.
+ */
+import { SolgateError } from '../../core/errors.js';
+import { idKeyHex } from '../../store/das-index.js';
+import type { Queryable } from '../../store/db.js';
+import type { AssetJson, DisplayOptions } from './asset-json.js';
+import { loadAssets } from './load-assets.js';
+import { PAGINATION_KEYS, parsePagination, type Pagination } from './pagination.js';
+import type { Params } from './params.js';
+
+export type SortKey = 'id' | 'created' | 'recent_action' | 'updated' | 'none';
+export interface Sort {
+  by: SortKey;
+  dir: 'asc' | 'desc';
+}
+
+const SORT_KEYS: SortKey[] = ['id', 'created', 'recent_action', 'updated', 'none'];
+
+/** `sortBy: {sortBy, sortDirection}`; the reference's default is id, descending. */
+export function parseSort(p: Params): Sort {
+  const raw = p.sortBy;
+  if (raw === undefined || raw === null) return { by: 'id', dir: 'desc' };
+  if (typeof raw !== 'object' || Array.isArray(raw)) throw new SolgateError('INVALID_PARAMS', 'Invalid params: `sortBy` must be an object {sortBy, sortDirection}');
+  const o = raw as Record<string, unknown>;
+  for (const k of Object.keys(o)) if (k !== 'sortBy' && k !== 'sortDirection') throw new SolgateError('INVALID_PARAMS', `Invalid params: unknown field \`${k}\` in \`sortBy\`, expected \`sortBy\` or \`sortDirection\``);
+  const by = o.sortBy ?? 'id';
+  const dir = o.sortDirection ?? 'desc';
+  if (typeof by !== 'string' || !SORT_KEYS.includes(by as SortKey))
+    throw new SolgateError('INVALID_PARAMS', `Invalid params: unknown variant \`${String(by)}\` of \`sortBy.sortBy\`, expected one of ${SORT_KEYS.map((k) => `\`${k}\``).join(', ')}`);
+  if (dir !== 'asc' && dir !== 'desc') throw new SolgateError('INVALID_PARAMS', `Invalid params: unknown variant \`${String(dir)}\` of \`sortBy.sortDirection\`, expected \`asc\` or \`desc\``);
+  return { by: by as SortKey, dir };
+}
+
+/** The pagination and sort of a list request (keyset modes need the id sort, as in the reference). */
+export function parseListPaging(p: Params): { sort: Sort; pg: Pagination } {
+  const sort = parseSort(p);
+  return { sort, pg: parsePagination(p, { sortedById: sort.by === 'id' || sort.by === 'none' }) };
+}
+
+export const LIST_KEYS = [...PAGINATION_KEYS, 'sortBy', 'options', 'displayOptions'] as const;
+
+/** What drives a list query. */
+export type Drive =
+  | { kind: 'assets' }
+  | { kind: 'side'; table: 'das_asset_groups' | 'das_asset_creators' | 'das_asset_authorities'; where: string[] }
+  /** Assets an owner holds: single assets it owns plus the mints of its non-empty token accounts. */
+  | { kind: 'holdings'; ownerParam: string };
+
+export interface ListQuery {
+  drive: Drive;
+  /** Conditions on the asset row `a`, ANDed. */
+  where: string[];
+  params: unknown[];
+}
+
+/** Adds a parameter and returns its placeholder. */
+export function bind(query: ListQuery, v: unknown): string {
+  query.params.push(v);
+  return `$${query.params.length}`;
+}
+
+function fromClause(q: ListQuery): { from: string; k: string } {
+  const d = q.drive;
+  if (d.kind === 'assets') return { from: 'das_assets a', k: 'a' };
+  if (d.kind === 'side') return { from: `${d.table} s JOIN das_assets a ON a.id = s.asset_id`, k: 's' };
+  const o = d.ownerParam;
+  return {
+    from: `(SELECT x.* FROM das_assets x WHERE x.owner = ${o} AND x.supply_mint IS NULL
+             UNION
+            SELECT x.* FROM das_assets x WHERE x.id IN (SELECT ta.mint FROM token_accounts ta
+                                                  WHERE ta.owner = ${o} AND ta.amount > 0 AND NOT ta.closed AND ta.mint IS NOT NULL)) a`,
+    k: 'a',
+  };
+}
+
+function sortColumn(sort: Sort, k: string): string | null {
+  if (sort.by === 'created') return `${k}.created_slot`;
+  if (sort.by === 'updated' || sort.by === 'recent_action') return `${k}.updated_slot`;
+  return null;
+}
+
+export interface ListPage {
+  ids: string[];
+  grandTotal?: number;
+}
+
+/** One page of asset ids, plus the count of all matches when asked. */
+export async function listAssetIds(db: Queryable, query: ListQuery, sort: Sort, pg: Pagination, grandTotal: boolean): Promise<ListPage> {
+  const q: ListQuery = { ...query, where: [...query.where, ...(query.drive.kind === 'side' ? query.drive.where : [])], params: [...query.params] };
+  const { from, k } = fromClause(q);
+  const dir = sort.dir === 'asc' ? 'ASC' : 'DESC';
+  const col = sortColumn(sort, k);
+  const order = col ? `${col} ${dir}, ${k}.id_key ${dir}` : `${k}.id_key ${dir}`;
+  const keyset: string[] = [];
+  let offset = '';
+  if (pg.mode === 'page') offset = ` OFFSET ${(pg.page - 1) * pg.limit}`;
+  else if (pg.mode === 'cursor') {
+    if (pg.cursor) keyset.push(`${k}.id_key ${sort.dir === 'asc' ? '>' : '<'} decode(${bind(q, idKeyHex(pg.cursor))}, 'hex')`);
+  } else {
+    if (pg.before) keyset.push(`${k}.id_key < decode(${bind(q, idKeyHex(pg.before))}, 'hex')`);
+    if (pg.after) keyset.push(`${k}.id_key > decode(${bind(q, idKeyHex(pg.after))}, 'hex')`);
+  }
+  const where = (extra: string[]) => {
+    const all = [...q.where, ...extra];
+    return all.length ? ` WHERE ${all.map((c) => `(${c})`).join(' AND ')}` : '';
+  };
+  const pageSql = `SELECT a.id FROM ${from}${where(keyset)} ORDER BY ${order} LIMIT ${pg.limit}${offset}`;
+  const [{ rows }, total] = await Promise.all([
+    db.query<{ id: string }>(pageSql, q.params),
+    grandTotal ? db.query<{ n: string }>(`SELECT count(*)::text AS n FROM ${from}${where([])}`, q.params.slice(0, countParams(q, keyset))) : null,
+  ]);
+  return { ids: rows.map((r) => r.id), ...(total ? { grandTotal: Number(total.rows[0].n) } : {}) };
+}
+
+/** Parameters the count query uses: those bound before the keyset conditions (which come last). */
+function countParams(q: ListQuery, keyset: string[]): number {
+  return q.params.length - keyset.length;
+}
+
+/** Renders a page of ids in order (ids whose asset vanished meanwhile are skipped). */
+export async function renderPage(db: Queryable, ids: string[], opts: DisplayOptions): Promise<AssetJson[]> {
+  const assets = await loadAssets(db, ids, opts);
+  return ids.flatMap((id) => (assets.has(id) ? [assets.get(id)!] : []));
+}
+
+/** The AssetList result (reference shape: `page` in page mode, `before`/`after` in keyset mode, `cursor` otherwise). */
+export function assetList(pg: Pagination, items: AssetJson[], page: ListPage): Record<string, unknown> {
+  const out: Record<string, unknown> = { total: items.length, limit: pg.limit };
+  if (pg.mode === 'page') out.page = pg.page;
+  else if (pg.mode === 'keyset') {
+    if (pg.before) out.before = pg.before;
+    if (pg.after) out.after = pg.after;
+  } else if (items.length) out.cursor = String(items[items.length - 1].id);
+  out.items = items;
+  if (page.grandTotal !== undefined) out.grand_total = page.grandTotal;
+  return out;
+}
+
+/**
+ * Fungible holdings in an owner's list show the owner's side: `ownership.owner` is the owner, `token_info`
+ * carries its balance and token account (the largest when it has several).
+ */
+export async function withOwnerBalances(db: Queryable, owner: string, items: AssetJson[]): Promise<void> {
+  const fungible = items.filter((a) => (a.ownership as Record<string, unknown> | undefined)?.ownership_model === 'token');
+  if (!fungible.length) return;
+  const { rows } = await db.query<{ mint: string; address: string; amount: string }>(
+    `SELECT DISTINCT ON (mint) mint, address, amount::text FROM token_accounts
+      WHERE owner = $1 AND mint = ANY($2::text[]) AND NOT closed ORDER BY mint, amount DESC, address`,
+    [owner, fungible.map((a) => String(a.id))],
+  );
+  const byMint = new Map(rows.map((r) => [r.mint, r]));
+  for (const a of fungible) {
+    const acct = byMint.get(String(a.id));
+    if (!acct) continue;
+    (a.ownership as Record<string, unknown>).owner = owner;
+    if (a.token_info && typeof a.token_info === 'object') {
+      const ti = a.token_info as Record<string, unknown>;
+      ti.balance = Number(acct.amount);
+      ti.associated_token_address = acct.address;
+    }
+  }
+}
+
+/** Runs a list query and renders its AssetList (fungible holdings shown from `owner`'s side when given). */
+export async function answerList(db: Queryable, query: ListQuery, p: Params, opts: DisplayOptions, owner?: string): Promise<Record<string, unknown>> {
+  const { sort, pg } = parseListPaging(p);
+  const page = await listAssetIds(db, query, sort, pg, opts.showGrandTotal);
+  const items = await renderPage(db, page.ids, opts);
+  if (owner && opts.showFungible) await withOwnerBalances(db, owner, items);
+  return assetList(pg, items, page);
+}
+
+/** The filters the by-group/creator/authority lists share with the reference: live supply, single owners unless fungibles are asked for. */
+export function commonListFilters(opts: DisplayOptions): string[] {
+  return ['a.supply > 0', ...(opts.showFungible ? [] : ["a.owner_type = 'single'"])];
+}

@@ -1,0 +1,21 @@
+/**
+ * getAssetsByAuthority (alias get_assets_by_authority): assets `authorityAddress` is an authority of (any
+ * scope); walks the authority index in the requested order.
+ */
+import { displayOptions, namedParams, pubkey, requireField } from '../../das/params.js';
+import { answerList, bind, commonListFilters, LIST_KEYS, type ListQuery } from '../../das/list-assets.js';
+import type { RpcMethod } from '../method.js';
+
+export const getAssetsByAuthority: RpcMethod = {
+  name: 'getAssetsByAuthority',
+  aliases: ['get_assets_by_authority'],
+  credits: 10,
+  async handler(params, deps) {
+    const p = namedParams(params, ['authorityAddress', ...LIST_KEYS]);
+    const authority = pubkey(requireField(p, 'authorityAddress'), 'authorityAddress');
+    const opts = displayOptions(p);
+    const query: ListQuery = { drive: { kind: 'assets' }, where: commonListFilters(opts), params: [] };
+    query.drive = { kind: 'side', table: 'das_asset_authorities', where: [`s.authority = ${bind(query, authority)}`] };
+    return answerList(deps.db, query, p, opts);
+  },
+};

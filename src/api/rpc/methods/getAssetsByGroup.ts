@@ -1,0 +1,30 @@
+/**
+ * getAssetsByGroup (alias get_assets_by_group): assets of a group (`groupKey` e.g. "collection", `groupValue`),
+ * verified memberships only unless showUnverifiedCollections; walks the group index in the requested order.
+ */
+import { SolgateError } from '../../../core/errors.js';
+import { displayOptions, namedParams, requireField } from '../../das/params.js';
+import { answerList, bind, commonListFilters, LIST_KEYS, type ListQuery } from '../../das/list-assets.js';
+import type { RpcMethod } from '../method.js';
+
+export function stringField(v: unknown, name: string): string {
+  if (typeof v !== 'string') throw new SolgateError('INVALID_PARAMS', `Invalid params: \`${name}\` must be a string`);
+  return v;
+}
+
+export const getAssetsByGroup: RpcMethod = {
+  name: 'getAssetsByGroup',
+  aliases: ['get_assets_by_group'],
+  credits: 10,
+  async handler(params, deps) {
+    const p = namedParams(params, ['groupKey', 'groupValue', ...LIST_KEYS]);
+    const groupKey = stringField(requireField(p, 'groupKey'), 'groupKey');
+    const groupValue = stringField(requireField(p, 'groupValue'), 'groupValue');
+    const opts = displayOptions(p);
+    const query: ListQuery = { drive: { kind: 'assets' }, where: commonListFilters(opts), params: [] };
+    const where = [`s.group_key = ${bind(query, groupKey)}`, `s.group_value = ${bind(query, groupValue)}`];
+    if (!opts.showUnverifiedCollections) where.push('s.verified');
+    query.drive = { kind: 'side', table: 'das_asset_groups', where };
+    return answerList(deps.db, query, p, opts);
+  },
+};
