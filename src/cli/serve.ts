@@ -48,6 +48,8 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
     });
     closers.push(() => poller!.close());
     ingester = createIngester(db, logger);
+    // Derive list-index rows left marked by an earlier run (or by a migration) without waiting for a new block.
+    ingester.settle().catch((err) => logger.error({ err }, 'asset index: initial refresh failed'));
     const startSlot = demo ? demo.startSlot : (config.startSlot ?? (await getTipSlot(url)));
     ingestDone = followForever(ingester, poller, { startSlot, signal: ctl.signal, logger });
   }

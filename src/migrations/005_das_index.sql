@@ -82,3 +82,11 @@ CREATE INDEX das_asset_groups_created_idx ON das_asset_groups (group_key, group_
 CREATE TABLE das_dirty (
   key  TEXT PRIMARY KEY
 );
+
+-- Assets indexed before this migration: mark them so the refresher derives their rows.
+INSERT INTO das_dirty (key)
+  SELECT address FROM asset_accounts
+  UNION SELECT asset_id FROM asset_accounts WHERE asset_id IS NOT NULL
+  UNION SELECT asset_id FROM cnft_assets
+  UNION SELECT target FROM token_extensions
+ON CONFLICT (key) DO NOTHING;

@@ -89,13 +89,14 @@ export interface ListPage {
   grandTotal?: number;
 }
 
-/** One page of asset ids, plus the count of all matches when asked. */
-export async function listAssetIds(db: Queryable, query: ListQuery, sort: Sort, pg: Pagination, grandTotal: boolean): Promise<ListPage> {
+/** The SQL of one page (and of the count of all matches) of a list query. */
+export function buildListSql(query: ListQuery, sort: Sort, pg: Pagination): { page: string; count: string; params: unknown[]; countParams: unknown[] } {
   const q: ListQuery = { ...query, where: [...query.where, ...(query.drive.kind === 'side' ? query.drive.where : [])], params: [...query.params] };
   const { from, k } = fromClause(q);
   const dir = sort.dir === 'asc' ? 'ASC' : 'DESC';
   const col = sortColumn(sort, k);
   const order = col ? `${col} ${dir}, ${k}.id_key ${dir}` : `${k}.id_key ${dir}`;
+  const countParams = [...q.params];
   const keyset: string[] = [];
   let offset = '';
   if (pg.mode === 'page') offset = ` OFFSET ${(pg.page - 1) * pg.limit}`;
@@ -109,17 +110,22 @@ export async function listAssetIds(db: Queryable, query: ListQuery, sort: Sort, 
     const all = [...q.where, ...extra];
     return all.length ? ` WHERE ${all.map((c) => `(${c})`).join(' AND ')}` : '';
   };
-  const pageSql = `SELECT a.id FROM ${from}${where(keyset)} ORDER BY ${order} LIMIT ${pg.limit}${offset}`;
-  const [{ rows }, total] = await Promise.all([
-    db.query<{ id: string }>(pageSql, q.params),
-    grandTotal ? db.query<{ n: string }>(`SELECT count(*)::text AS n FROM ${from}${where([])}`, q.params.slice(0, countParams(q, keyset))) : null,
-  ]);
-  return { ids: rows.map((r) => r.id), ...(total ? { grandTotal: Number(total.rows[0].n) } : {}) };
+  return {
+    page: `SELECT a.id FROM ${from}${where(keyset)} ORDER BY ${order} LIMIT ${pg.limit}${offset}`,
+    count: `SELECT count(*)::text AS n FROM ${from}${where([])}`,
+    params: q.params,
+    countParams,
+  };
 }
 
-/** Parameters the count query uses: those bound before the keyset conditions (which come last). */
-function countParams(q: ListQuery, keyset: string[]): number {
-  return q.params.length - keyset.length;
+/** One page of asset ids, plus the count of all matches when asked (both queries at once). */
+export async function listAssetIds(db: Queryable, query: ListQuery, sort: Sort, pg: Pagination, grandTotal: boolean): Promise<ListPage> {
+  const sql = buildListSql(query, sort, pg);
+  const [{ rows }, total] = await Promise.all([
+    db.query<{ id: string }>(sql.page, sql.params),
+    grandTotal ? db.query<{ n: string }>(sql.count, sql.countParams) : null,
+  ]);
+  return { ids: rows.map((r) => r.id), ...(total ? { grandTotal: Number(total.rows[0].n) } : {}) };
 }
 
 /** Renders a page of ids in order (ids whose asset vanished meanwhile are skipped). */
