@@ -38,15 +38,21 @@ export interface Holder {
 
 /**
  * The token account holding each mint, for single-owner assets: the open account with the largest amount, the
- * latest-updated one among equals (the reference keeps the owner of an emptied account too).
+ * latest-updated one among equals (the reference keeps the owner of an emptied account too). Only NFT-like mints
+ * (0 decimals, or not indexed yet) are looked at: a fungible mint has no single holder, and scanning its (possibly
+ * millions of) accounts would be wasted work.
  */
 export async function queryHolders(q: Queryable, mints: string[]): Promise<Map<string, Holder>> {
   const out = new Map<string, Holder>();
   if (!mints.length) return out;
   const { rows } = await q.query<{ mint: string; address: string; owner: string; frozen: boolean; delegate: string | null }>(
-    `SELECT DISTINCT ON (mint) mint, address, owner, frozen, delegate FROM token_accounts
-      WHERE mint = ANY($1::text[]) AND NOT closed AND owner IS NOT NULL
-      ORDER BY mint, amount DESC, amount_pos DESC NULLS LAST, address`,
+    `SELECT m.mint, h.address, h.owner, h.frozen, h.delegate
+       FROM (SELECT DISTINCT unnest($1::text[]) AS mint) m
+       LEFT JOIN mints mi ON mi.address = m.mint
+       CROSS JOIN LATERAL (SELECT address, owner, frozen, delegate FROM token_accounts
+                            WHERE mint = m.mint AND NOT closed AND owner IS NOT NULL
+                            ORDER BY amount DESC, amount_pos DESC NULLS LAST, address LIMIT 1) h
+      WHERE COALESCE(mi.decimals, 0) = 0`,
     [mints],
   );
   for (const r of rows) out.set(r.mint, { mint: r.mint, tokenAccount: r.address, owner: r.owner, frozen: r.frozen, delegate: r.delegate });

@@ -34,3 +34,28 @@ describe('DAS errors', () => {
     expect((await callRpc(ta, 'getAssetBatch', { ids: [ID], options: {}, displayOptions: {} })).error?.code).toBe(-32602);
   });
 });
+
+describe('DAS methods under hostile params', () => {
+  const METHODS = ['getAsset', 'getAssetBatch', 'getAssetProof', 'getAssetProofBatch', 'getAssetsByOwner', 'getAssetsByGroup', 'getAssetsByCreator',
+    'getAssetsByAuthority', 'searchAssets', 'getSignaturesForAsset', 'getTokenAccounts', 'getNftEditions', 'getGrouping'];
+  const KEYS = ['id', 'ids', 'ownerAddress', 'groupKey', 'groupValue', 'creatorAddress', 'authorityAddress', 'owner', 'mint', 'page', 'limit', 'before', 'after',
+    'cursor', 'sortBy', 'options', 'grouping', 'negate', 'conditionType', 'tokenType', 'supply', 'name', 'jsonUri', 'royaltyAmount', 'onlyVerified'];
+  let deep: unknown = ID;
+  for (let i = 0; i < 200; i++) deep = [deep];
+  const VALUES: unknown[] = [null, true, -1, 1.5, 2 ** 64, 1e308, '', "' OR 1=1; DROP TABLE das_assets; --", '%_\\', 'ü'.repeat(5000), ID, [ID, 5], { sortBy: 'id', sortDirection: 'asc', x: 1 },
+    { sortBy: { $ne: 1 } }, ['collection', ID], deep, [], {}];
+
+  it('answer every combination with a result or a -32602/-32000 error, never an internal error', async () => {
+    let calls = 0;
+    for (const method of METHODS) for (const key of KEYS) for (const value of VALUES) {
+      const r = await ta.app.inject({ method: 'POST', url: `/?api-key=${ta.key}`, payload: { jsonrpc: '2.0', id: 1, method, params: { [key]: value } } });
+      calls++;
+      expect(r.statusCode, `${method} ${key}=${JSON.stringify(value)?.slice(0, 80)}`).toBeLessThan(500);
+      const body = r.json() as { result?: unknown; error?: { code: number } };
+      if (body.error) expect([-32602, -32000, -32600], `${method} ${key}`).toContain(body.error.code);
+    }
+    expect(calls).toBe(METHODS.length * KEYS.length * VALUES.length);
+    // The tables are all still there.
+    expect((await callRpc(ta, 'getAssetsByOwner', { ownerAddress: ID })).result).toMatchObject({ total: 0, items: [] });
+  }, 120_000);
+});
