@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import bs58 from 'bs58';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { applyInputs, callRpc, expectedOf, loadCases, type DasCase } from './harness.js';
-import { buildListSql, parseListPaging, type ListQuery } from '../../src/api/das/list-assets.js';
+import { buildListSql, ownerAssetsQuery, parseListPaging, type ListQuery } from '../../src/api/das/list-assets.js';
 import { resetChainTables } from '../helpers/db.js';
 
 type Asset = { id: string; interface: string; ownership: { owner: string }; creators: { address: string; verified: boolean }[]; grouping: { group_key: string; group_value: string }[] };
@@ -175,7 +175,7 @@ describe('DAS list methods', () => {
         return rows.map((r) => Object.values(r)[0]).join('\n');
       });
     };
-    const owner: ListQuery = { drive: { kind: 'assets' }, where: ["a.owner = $1", "a.owner_type = 'single'", 'a.supply > 0', 'NOT a.burnt'], params: ['x'] };
+    const owner = ownerAssetsQuery('x');
     for (const [p, index] of [[{}, 'das_assets_owner_idx'], [{ sortBy: { sortBy: 'updated', sortDirection: 'asc' } }, 'das_assets_owner_updated_idx'], [{ sortBy: { sortBy: 'created' } }, 'das_assets_owner_created_idx'], [{ cursor: COLLECTION }, 'das_assets_owner_idx']] as const) {
       const plan = await explain(owner, p);
       expect(plan, plan).toContain(index);

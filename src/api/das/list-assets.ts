@@ -181,6 +181,13 @@ export async function answerList(db: Queryable, query: ListQuery, p: Params, opt
   return assetList(pg, items, page);
 }
 
+/** The live single-owner assets of `owner` (getAssetsByOwner without showFungible; the wallet's NFTs). */
+export function ownerAssetsQuery(owner: string): ListQuery {
+  const query: ListQuery = { drive: { kind: 'assets' }, where: [], params: [] };
+  query.where.push(`a.owner = ${bind(query, owner)}`, "a.owner_type = 'single'", 'a.supply > 0', 'NOT a.burnt');
+  return query;
+}
+
 /** The filters the by-group/creator/authority lists share with the reference: live supply, single owners unless fungibles are asked for. */
 export function commonListFilters(opts: DisplayOptions): string[] {
   return ['a.supply > 0', ...(opts.showFungible ? [] : ["a.owner_type = 'single'"])];

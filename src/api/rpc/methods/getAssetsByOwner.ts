@@ -4,7 +4,7 @@
  * token account of, fungible ones shown with its balance (reference semantics).
  */
 import { displayOptions, namedParams, pubkey, requireField } from '../../das/params.js';
-import { answerList, bind, LIST_KEYS, type ListQuery } from '../../das/list-assets.js';
+import { answerList, bind, LIST_KEYS, ownerAssetsQuery, type ListQuery } from '../../das/list-assets.js';
 import type { RpcMethod } from '../method.js';
 
 export const getAssetsByOwner: RpcMethod = {
@@ -15,13 +15,11 @@ export const getAssetsByOwner: RpcMethod = {
     const p = namedParams(params, ['ownerAddress', ...LIST_KEYS]);
     const owner = pubkey(requireField(p, 'ownerAddress'), 'ownerAddress');
     const opts = displayOptions(p);
-    const query: ListQuery = { drive: { kind: 'assets' }, where: [], params: [] };
+    let query: ListQuery;
     if (opts.showFungible) {
+      query = { drive: { kind: 'assets' }, where: ['a.supply > 0'], params: [] };
       query.drive = { kind: 'holdings', ownerParam: bind(query, owner) };
-      query.where.push('a.supply > 0');
-    } else {
-      query.where.push(`a.owner = ${bind(query, owner)}`, "a.owner_type = 'single'", 'a.supply > 0', 'NOT a.burnt');
-    }
+    } else query = ownerAssetsQuery(owner);
     return answerList(deps.db, query, p, opts, owner);
   },
 };
