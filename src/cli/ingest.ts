@@ -15,7 +15,7 @@ export async function runIngest(opts: { rpc?: string; fromSlot?: number }): Prom
   const stop = () => ctl.abort();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
-  const poller = createRpcPoller({ url, commitment: rt.config.commitment, concurrency: rt.config.ingestConcurrency, pollIntervalMs: rt.config.pollIntervalMs, logger: rt.logger });
+  const poller = createRpcPoller({ url, commitment: rt.config.commitment, concurrency: rt.config.ingestConcurrency, pollIntervalMs: rt.config.pollIntervalMs, fetchAccounts: rt.config.ingestFetchAccounts, logger: rt.logger });
   try {
     const ingester = createIngester(rt.db, rt.logger);
     // Without a checkpoint, start at SOLGATE_START_SLOT or at the current tip (history before it is not fetched).

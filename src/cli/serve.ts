@@ -44,6 +44,7 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
       commitment: config.commitment,
       concurrency: config.ingestConcurrency,
       pollIntervalMs: demo ? Math.min(config.pollIntervalMs, config.localnetSlotMs) : config.pollIntervalMs,
+      fetchAccounts: config.ingestFetchAccounts,
       logger,
     });
     closers.push(() => poller!.close());

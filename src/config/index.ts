@@ -20,6 +20,7 @@ export const ENV_VARS: EnvVar[] = [
   { name: 'SOLGATE_COMMITMENT', default: 'confirmed', description: 'Commitment used when polling the cluster (confirmed | finalized)' },
   { name: 'SOLGATE_START_SLOT', default: undefined, description: 'Slot to start indexing from when no checkpoint exists; unset = the current tip' },
   { name: 'SOLGATE_INGEST_CONCURRENCY', default: '8', description: 'getBlock requests in flight while catching up' },
+  { name: 'SOLGATE_INGEST_FETCH_ACCOUNTS', default: 'true', description: 'After each polled block, fetch (getMultipleAccounts) the accounts its transactions wrote for the asset programs (Token Metadata, MPL Core, inscriptions, Token-2022 mints): true | false' },
   { name: 'SOLGATE_POLL_INTERVAL_MS', default: '400', description: 'How often the poller asks for new slots when caught up' },
   { name: 'SOLGATE_TOKENS_FILE', default: 'data/tokens.json', description: 'Token registry: prices (USD), symbols, names and logos by mint (JSON); reloaded when it changes' },
   { name: 'SOLGATE_IDENTITIES_FILE', default: 'data/known-entities.csv', description: 'Known-entity registry loaded into an empty database at start (CSV or JSON); `solgate identities import` adds more' },
@@ -27,6 +28,17 @@ export const ENV_VARS: EnvVar[] = [
   { name: 'SOLGATE_TRUST_PROXY', default: 'false', description: 'Trust X-Forwarded-For for client IPs (IP allow-lists behind a proxy): false | true | hop count | CIDR list' },
   { name: 'SOLGATE_LOCALNET_PORT', default: '8899', description: 'Port of the built-in localnet JSON-RPC (serve --demo, localnet); 0 = any free port' },
   { name: 'SOLGATE_LOCALNET_SLOT_MS', default: '400', description: 'Slot time of the built-in localnet' },
+  { name: 'SOLGATE_OFFCHAIN_FETCH', default: 'true', description: 'Fetch the off-chain metadata JSON that on-chain metadata uris point to (DAS content.files/links, token-metadata includeOffChain): true | false' },
+  { name: 'SOLGATE_OFFCHAIN_CONCURRENCY', default: '8', description: 'Off-chain metadata fetches in flight per process' },
+  { name: 'SOLGATE_OFFCHAIN_TIMEOUT_MS', default: '10000', description: 'Deadline of one off-chain metadata fetch, redirects and body included' },
+  { name: 'SOLGATE_OFFCHAIN_MAX_BYTES', default: '1048576', description: 'Largest off-chain metadata document accepted (bytes, after decompression)' },
+  { name: 'SOLGATE_OFFCHAIN_MAX_REDIRECTS', default: '5', description: 'Redirects followed per off-chain metadata fetch (each hop is checked against the address policy)' },
+  { name: 'SOLGATE_OFFCHAIN_MAX_ATTEMPTS', default: '5', description: 'Attempts at a retryable failure (timeout, 5xx, 429, network) before giving up until the next refresh' },
+  { name: 'SOLGATE_OFFCHAIN_RETRY_BASE_MS', default: '30000', description: 'First retry delay of a failed off-chain fetch; doubles per attempt, with jitter' },
+  { name: 'SOLGATE_OFFCHAIN_TTL_SECONDS', default: '86400', description: 'Refetch off-chain metadata (and retry given-up uris) after this long; 0 = never' },
+  { name: 'SOLGATE_OFFCHAIN_ALLOW_PRIVATE', default: 'false', description: 'Allow off-chain fetches to private, loopback, link-local and other non-public addresses (trusted networks only): true | false' },
+  { name: 'SOLGATE_IPFS_GATEWAY', default: 'https://ipfs.io/ipfs/', description: 'Gateway that ipfs://CID/path uris are fetched through (CID/path is appended)' },
+  { name: 'SOLGATE_ARWEAVE_GATEWAY', default: 'https://arweave.net/', description: 'Gateway that ar://TX/path uris are fetched through (TX/path is appended)' },
   { name: 'REDIS_URL', default: undefined, description: 'Reserved for shared rate limits and key revocation across processes (plans/limits, not built yet); unused today' },
   { name: 'LOG_LEVEL', default: 'info', description: 'pino log level (fatal … trace, silent)' },
 ];
@@ -41,6 +53,7 @@ export interface Config {
   commitment: 'confirmed' | 'finalized';
   startSlot: number | undefined;
   ingestConcurrency: number;
+  ingestFetchAccounts: boolean;
   pollIntervalMs: number;
   tokensFile: string;
   identitiesFile: string;
@@ -48,6 +61,17 @@ export interface Config {
   trustProxy: boolean | number | string;
   localnetPort: number;
   localnetSlotMs: number;
+  offchainFetch: boolean;
+  offchainConcurrency: number;
+  offchainTimeoutMs: number;
+  offchainMaxBytes: number;
+  offchainMaxRedirects: number;
+  offchainMaxAttempts: number;
+  offchainRetryBaseMs: number;
+  offchainTtlSeconds: number;
+  offchainAllowPrivate: boolean;
+  ipfsGateway: string;
+  arweaveGateway: string;
   redisUrl: string | undefined;
   logLevel: string;
 }
@@ -58,6 +82,23 @@ function int(name: string, v: string, min: number, max = Number.MAX_SAFE_INTEGER
   const n = Number(v);
   if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(`${name} must be an integer in [${min}, ${max}], got "${v}"`);
   return n;
+}
+
+function bool(name: string, v: string): boolean {
+  if (v !== 'true' && v !== 'false') throw new ConfigError(`${name} must be true or false, got "${v}"`);
+  return v === 'true';
+}
+
+/** An http(s) URL prefix that a path is appended to (a trailing `/` is added when missing). */
+function gatewayUrl(name: string, v: string): string {
+  let u: URL;
+  try {
+    u = new URL(v);
+  } catch {
+    throw new ConfigError(`${name} must be an http(s) URL, got "${v}"`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(`${name} must be an http(s) URL, got "${v}"`);
+  return v.endsWith('/') ? v : `${v}/`;
 }
 
 /** Reads and validates the environment (defaults applied). Throws ConfigError naming the bad variable. */
@@ -72,6 +113,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`SOLGATE_COMMITMENT must be confirmed or finalized, got "${commitment}"`);
   const start = get('SOLGATE_START_SLOT');
   const tp = get('SOLGATE_TRUST_PROXY')!;
+  const fetchAccounts = get('SOLGATE_INGEST_FETCH_ACCOUNTS');
+  if (fetchAccounts !== 'true' && fetchAccounts !== 'false')
+    throw new ConfigError(`SOLGATE_INGEST_FETCH_ACCOUNTS must be true or false, got "${fetchAccounts}"`);
   return {
     port: int('PORT', get('PORT')!, 0, 65535),
     host: get('HOST')!,
@@ -82,6 +126,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     commitment,
     startSlot: start === undefined ? undefined : int('SOLGATE_START_SLOT', start, 0),
     ingestConcurrency: int('SOLGATE_INGEST_CONCURRENCY', get('SOLGATE_INGEST_CONCURRENCY')!, 1, 256),
+    ingestFetchAccounts: fetchAccounts === 'true',
     pollIntervalMs: int('SOLGATE_POLL_INTERVAL_MS', get('SOLGATE_POLL_INTERVAL_MS')!, 10),
     tokensFile: get('SOLGATE_TOKENS_FILE')!,
     identitiesFile: get('SOLGATE_IDENTITIES_FILE')!,
@@ -89,6 +134,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: tp === 'true' ? true : tp === 'false' ? false : /^\d+$/.test(tp) ? Number(tp) : tp,
     localnetPort: int('SOLGATE_LOCALNET_PORT', get('SOLGATE_LOCALNET_PORT')!, 0, 65535),
     localnetSlotMs: int('SOLGATE_LOCALNET_SLOT_MS', get('SOLGATE_LOCALNET_SLOT_MS')!, 10),
+    offchainFetch: bool('SOLGATE_OFFCHAIN_FETCH', get('SOLGATE_OFFCHAIN_FETCH')!),
+    offchainConcurrency: int('SOLGATE_OFFCHAIN_CONCURRENCY', get('SOLGATE_OFFCHAIN_CONCURRENCY')!, 1, 256),
+    offchainTimeoutMs: int('SOLGATE_OFFCHAIN_TIMEOUT_MS', get('SOLGATE_OFFCHAIN_TIMEOUT_MS')!, 100),
+    offchainMaxBytes: int('SOLGATE_OFFCHAIN_MAX_BYTES', get('SOLGATE_OFFCHAIN_MAX_BYTES')!, 1024),
+    offchainMaxRedirects: int('SOLGATE_OFFCHAIN_MAX_REDIRECTS', get('SOLGATE_OFFCHAIN_MAX_REDIRECTS')!, 0, 20),
+    offchainMaxAttempts: int('SOLGATE_OFFCHAIN_MAX_ATTEMPTS', get('SOLGATE_OFFCHAIN_MAX_ATTEMPTS')!, 1, 100),
+    offchainRetryBaseMs: int('SOLGATE_OFFCHAIN_RETRY_BASE_MS', get('SOLGATE_OFFCHAIN_RETRY_BASE_MS')!, 1),
+    offchainTtlSeconds: int('SOLGATE_OFFCHAIN_TTL_SECONDS', get('SOLGATE_OFFCHAIN_TTL_SECONDS')!, 0),
+    offchainAllowPrivate: bool('SOLGATE_OFFCHAIN_ALLOW_PRIVATE', get('SOLGATE_OFFCHAIN_ALLOW_PRIVATE')!),
+    ipfsGateway: gatewayUrl('SOLGATE_IPFS_GATEWAY', get('SOLGATE_IPFS_GATEWAY')!),
+    arweaveGateway: gatewayUrl('SOLGATE_ARWEAVE_GATEWAY', get('SOLGATE_ARWEAVE_GATEWAY')!),
     redisUrl: get('REDIS_URL'),
     logLevel: get('LOG_LEVEL')!,
   };

@@ -97,6 +97,13 @@ export interface Block {
   blockTime: number | null;
   blockHeight: number | null;
   transactions: NormalizedTx[];
+  /**
+   * Account states fetched after this block (live RPC mode: the accounts its transactions wrote for the asset
+   * programs). Each carries its own slot — the fetch's context slot, which may be later than the block's — so it
+   * is ordered after every transaction of that slot and applied independently of the block. Absent when the
+   * source fetched nothing.
+   */
+  accounts?: AccountUpdate[];
 }
 
 /** The state of one account at a slot (snapshot, replay file, or a fetch after a block). */

@@ -65,6 +65,12 @@ export function createIngester(db: Db, logger?: Logger): Ingester {
       u.cnftAssets.push(...cnft.assets);
       u.cnftNodes.push(...cnft.nodes);
       u.cnftSignatures.push(...cnft.signatures);
+      // Account states fetched after the block (live mode): their rows carry their own slot/write-version guards,
+      // so adding them to the block's update is order-safe.
+      if (b.accounts?.length) {
+        const into = u as unknown as Record<string, unknown>;
+        for (const [k, v] of Object.entries(foldAccounts(b.accounts))) if (Array.isArray(v) && v.length) (into[k] as unknown[]).push(...v);
+      }
       return u;
     });
   }

@@ -5,10 +5,15 @@
  * for a block that does not exist; the blocks themselves are fetched with `getBlock` in base64 encoding with
  * a bounded prefetch window (`concurrency` requests in flight) yet yielded in strict slot order, so the
  * ingester can checkpoint after every block. When caught up it polls `getSlot` every `pollIntervalMs`.
+ *
+ * With `fetchAccounts` (default on), each block also carries `accounts`: the state, fetched right after the
+ * block with `getMultipleAccounts` (`minContextSlot` = its slot), of the accounts its transactions wrote for the
+ * asset programs (see `account-fetch.ts`), because transactions alone do not carry account-derived asset data.
  */
 import type { Logger } from 'pino';
 import type { AccountUpdate, Block } from '../core/model.js';
 import { SYSTEM_PROGRAM } from '../core/programs.js';
+import { fetchAccountsAtSlot, selectAccountsToFetch } from './account-fetch.js';
 import { normalizeAccountSnapshot, normalizeRpcBlock } from './normalize-rpc.js';
 import {
   createRpcClient,
@@ -31,6 +36,11 @@ export interface RpcPollerOptions extends RetryOptions {
   pollIntervalMs?: number;
   /** Slots per `getBlocks` range, default 1000 (the RPC allows up to 500 000). */
   windowSize?: number;
+  /**
+   * After each block, fetch the accounts its transactions wrote for the asset programs (Token Metadata, MPL Core,
+   * inscriptions, Token-2022 mints) and attach them as `block.accounts` (default true).
+   */
+  fetchAccounts?: boolean;
   fetchImpl?: FetchLike;
   logger?: Pick<Logger, 'warn' | 'debug' | 'info'>;
 }
@@ -48,6 +58,8 @@ export interface RpcPollerStats {
   tip: number | null;
   /** Last slot yielded. */
   lastSlot: number | null;
+  /** Account states fetched after blocks (`fetchAccounts`). */
+  accountsFetched: number;
 }
 
 export interface RpcPoller extends BlockSource {
@@ -79,7 +91,8 @@ export function createRpcPoller(opts: RpcPollerOptions): RpcPoller {
   const pollIntervalMs = opts.pollIntervalMs ?? 400;
   const windowSize = Math.min(MAX_GET_BLOCKS_RANGE, Math.max(1, opts.windowSize ?? 1000));
   const log = opts.logger;
-  const stats: RpcPollerStats = { blocksFetched: 0, retries: 0, errors: 0, skippedSlots: 0, tip: null, lastSlot: null };
+  const fetchAccountsOn = opts.fetchAccounts ?? true;
+  const stats: RpcPollerStats = { blocksFetched: 0, retries: 0, errors: 0, skippedSlots: 0, tip: null, lastSlot: null, accountsFetched: 0 };
   const client = createRpcClient({
     ...opts,
     connections: concurrency + 2,
@@ -122,6 +135,15 @@ export function createRpcPoller(opts: RpcPollerOptions): RpcPoller {
       return null;
     }
     const block = normalizeRpcBlock(res, slot, { skipVotes: true });
+    if (fetchAccountsOn) {
+      // Within the prefetch window too: the state is as of the response's slot (>= this block), and account rows
+      // are guarded by that slot, so fetching ahead of the ingester is safe.
+      const wanted = selectAccountsToFetch(block);
+      if (wanted.length) {
+        block.accounts = await fetchAccountsAtSlot(client, slot, wanted, { commitment, signal });
+        stats.accountsFetched += block.accounts.length;
+      }
+    }
     stats.blocksFetched++;
     return block;
   }
