@@ -6,6 +6,7 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { FastifyBaseLogger } from 'fastify';
 import type { ApiDeps } from './deps.js';
 import { walletApi } from './rest/wallet/index.js';
+import { tokenMetadataApi } from './rest/token-metadata.js';
 import { jsonRpcApi } from './rpc/index.js';
 import { normalizeError } from './plugins/errors.js';
 import { restErrorBody } from './wire/errors.js';
@@ -51,6 +52,7 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   });
 
   await app.register(async (scope) => walletApi(scope, deps));
+  await app.register(async (scope) => tokenMetadataApi(scope, deps));
   await app.register(async (scope) => jsonRpcApi(scope, deps));
   return app as unknown as FastifyInstance;
 }

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../store/db.js';
 import type { TokenRegistry } from '../pricing/token-registry.js';
 import type { AccountFetcher } from '../identity/domains.js';
+import type { OffchainFetcher } from '../offchain/fetcher.js';
 
 export interface ApiDeps {
   db: Db;
@@ -16,4 +17,6 @@ export interface ApiDeps {
   trustProxy?: boolean | number | string;
   /** Extra readiness facts (e.g. ingest lag) for /ready. */
   ingestStatus?: () => { lastSlot: number | null; tip: number | null };
+  /** The off-chain metadata fetcher when this process runs one (on-demand fetches of /v0/token-metadata). */
+  offchain?: Pick<OffchainFetcher, 'fetchNow'>;
 }

@@ -6,6 +6,7 @@ import { createRpcPoller } from '../sources/rpc-poller.js';
 import { createRpcClient } from '../sources/rpc-client.js';
 import { UsageError } from './usage-error.js';
 import { getCheckpoint } from '../store/chain.js';
+import { createOffchainFetcher, offchainConfig } from '../offchain/fetcher.js';
 
 export async function runIngest(opts: { rpc?: string; fromSlot?: number }): Promise<number> {
   const rt = await openRuntime();
@@ -16,6 +17,9 @@ export async function runIngest(opts: { rpc?: string; fromSlot?: number }): Prom
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   const poller = createRpcPoller({ url, commitment: rt.config.commitment, concurrency: rt.config.ingestConcurrency, pollIntervalMs: rt.config.pollIntervalMs, fetchAccounts: rt.config.ingestFetchAccounts, logger: rt.logger });
+  // The ingest process also fetches the off-chain documents its assets point to (any number of processes may).
+  const offchain = createOffchainFetcher({ db: rt.db, logger: rt.logger, config: offchainConfig(rt.config) });
+  offchain.start();
   try {
     const ingester = createIngester(rt.db, rt.logger);
     // Without a checkpoint, start at SOLGATE_START_SLOT or at the current tip (history before it is not fetched).
@@ -23,6 +27,7 @@ export async function runIngest(opts: { rpc?: string; fromSlot?: number }): Prom
     await ingester.run(poller, { startSlot, fromSlot: opts.fromSlot, signal: ctl.signal });
     rt.logger.info(ingester.stats, 'ingest: stopped');
   } finally {
+    await offchain.stop();
     await poller.close();
     await rt.db.close();
   }

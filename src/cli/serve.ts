@@ -13,6 +13,7 @@ import { createApiKey } from '../store/keys.js';
 import { startDemoChain, type DemoChain } from './demo-chain.js';
 import { getTipSlot } from './ingest.js';
 import { upsertIdentities } from '../store/identities.js';
+import { createOffchainFetcher, offchainConfig } from '../offchain/fetcher.js';
 
 export async function runServe(opts: { demo: boolean }): Promise<number> {
   const rt = await openRuntime();
@@ -55,6 +56,11 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
     ingestDone = followForever(ingester, poller, { startSlot, signal: ctl.signal, logger });
   }
 
+  // Off-chain metadata documents (json_uri) queued by the list-index refresher and by /v0/token-metadata.
+  const offchain = createOffchainFetcher({ db, logger, config: offchainConfig(config) });
+  offchain.start();
+  closers.push(() => offchain.stop());
+
   const app = await buildApp({
     db,
     logger,
@@ -63,6 +69,7 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
     fetchAccounts: rpcUrl ? (keys) => fetchAccounts(rpcUrl!, keys, { commitment: config.commitment }) : undefined,
     trustProxy: config.trustProxy,
     ingestStatus: poller ? () => ({ lastSlot: ingester?.stats.lastSlot ?? null, tip: poller!.stats.tip }) : undefined,
+    offchain,
   });
   const address = await app.listen({ port: config.port, host: config.host });
   logger.info({ address, ingest: rpcUrl ?? 'off', database: db.kind }, 'solgate: listening');

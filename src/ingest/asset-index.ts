@@ -9,6 +9,7 @@ import type { Db } from '../store/db.js';
 import { assetSourceSlots, claimDirty, resolveAssetIds, writeIndexRows } from '../store/das-index.js';
 import { loadAssets } from '../api/das/load-assets.js';
 import { defaultDisplayOptions } from '../api/das/asset-json.js';
+import { enqueueUris } from '../store/offchain.js';
 import { indexRowOf } from './asset-index-row.js';
 
 /** Arbitrary constant naming the refresher's advisory lock. */
@@ -23,9 +24,11 @@ export async function refreshAssetIndex(db: Db, batch = 2000): Promise<number> {
     if (!keys.length) return 0;
     const ids = await resolveAssetIds(q, keys);
     if (ids.length) {
-      const [assets, slots] = await Promise.all([loadAssets(q, ids, INDEX_OPTIONS), assetSourceSlots(q, ids)]);
+      const [assets, slots] = await Promise.all([loadAssets(q, ids, INDEX_OPTIONS, { withOffchain: false }), assetSourceSlots(q, ids)]);
       const rows = [...assets.values()].map((a) => indexRowOf(a, slots.get(String(a.id))));
       await writeIndexRows(q, rows, ids.filter((id) => !assets.has(id)));
+      // Queue the off-chain documents of (re)indexed assets for the fetcher (known uris are left as they are).
+      await enqueueUris(q, rows.flatMap((r) => (r.jsonUri ? [r.jsonUri] : [])));
     }
     return keys.length;
   });

@@ -56,10 +56,14 @@ function openPostgres(url: string, max: number): Db {
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
+        // One connection runs one statement at a time: concurrent calls inside the transaction (Promise.all)
+        // are chained here in call order rather than left to pg's deprecated implicit queue.
+        let tail: Promise<unknown> = Promise.resolve();
         const q: Queryable = {
-          async query<R>(sql: string, params?: unknown[]) {
-            const r = await client.query(sql, params as unknown[]);
-            return { rows: r.rows as R[] };
+          query<R>(sql: string, params?: unknown[]) {
+            const run = tail.then(() => client.query(sql, params as unknown[]));
+            tail = run.catch(() => {});
+            return run.then((r) => ({ rows: r.rows as R[] }));
           },
         };
         const out = await fn(q);

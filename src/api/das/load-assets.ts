@@ -9,9 +9,10 @@ import { queryExtensions, queryHolders, queryMints } from '../../store/token-rea
 import { isExtensionAsset, renderExtensionFungible, withMintParts } from './render-fungible.js';
 import { addCollectionMetadata } from './collection-metadata.js';
 import { addInscriptions } from './inscription.js';
+import { addOffchainContent } from './offchain-content.js';
 import { base58ToBytes } from '../../core/encoding.js';
 import type { AssetJson, DisplayOptions } from './asset-json.js';
-import { renderCore } from './render-core.js';
+import { coreCollectionOf, coreRowKind, renderCore } from './render-core.js';
 import { renderCnft } from './render-cnft.js';
 import { getCnftAssets } from '../../store/cnft.js';
 import { renderTokenMetadata } from './render-token-metadata.js';
@@ -27,17 +28,24 @@ export async function editionAddress(mint: string): Promise<string> {
   return pda;
 }
 
-/** Rendered assets by id (ids not found are absent). */
-export async function loadAssets(q: Queryable, ids: string[], opts: DisplayOptions): Promise<Map<string, AssetJson>> {
+/**
+ * Rendered assets by id (ids not found are absent).
+ * `withOffchain` (default true) fills content files/links/description/attributes from fetched off-chain documents;
+ * the list-index refresher turns it off (nothing it derives depends on them).
+ */
+export async function loadAssets(q: Queryable, ids: string[], opts: DisplayOptions, { withOffchain = true }: { withOffchain?: boolean } = {}): Promise<Map<string, AssetJson>> {
   const out = new Map<string, AssetJson>();
   const unique = [...new Set(ids)];
   const [direct, metas] = await Promise.all([getAssetAccounts(q, unique), getMetadataByMint(q, unique)]);
 
-  // MPL Core: assets in a collection take their authority from the collection account.
-  const core = [...direct.values()].filter((r) => r.kind === 'core.asset' || r.kind === 'core.collection');
-  const collectionIds = [...new Set(core.flatMap((r) => (r.collection ? [r.collection] : [])))];
+  // MPL Core (closed accounts render burnt): assets in a collection take their authority from the collection account.
+  const core = [...direct.values()].filter((r) => coreRowKind(r) !== null);
+  const collectionIds = [...new Set(core.flatMap((r) => coreCollectionOf(r) ?? []))];
   const collections = collectionIds.length ? await getAssetAccounts(q, collectionIds) : new Map<string, StoredAssetAccount>();
-  for (const r of core) out.set(r.address, renderCore(r, r.collection ? collections.get(r.collection) : undefined));
+  for (const r of core) {
+    const c = coreCollectionOf(r);
+    out.set(r.address, renderCore(r, c ? collections.get(c) : undefined));
+  }
 
   // Token Metadata.
   const mints = [...metas.keys()].filter((m) => !out.has(m));
@@ -67,5 +75,6 @@ export async function loadAssets(q: Queryable, ids: string[], opts: DisplayOptio
   }
   if (opts.showCollectionMetadata) await addCollectionMetadata(q, out.values());
   if (opts.showInscription) await addInscriptions(q, out);
+  if (withOffchain) await addOffchainContent(q, out.values());
   return out;
 }

@@ -27,17 +27,44 @@ interface CoreData {
   transferDelegate: CoreAuthority | null;
 }
 
-/** The update authority of a Core collection account (stored as a plain address). */
+/**
+ * What a stored row renders as: a live `core.asset` / `core.collection`, or a closed (burnt) Core account whose row
+ * kept the last known data (`asset_accounts` merges a closure into it; a collection's update authority is a plain
+ * address, an asset's an object). A closure of an account never seen live has no data: nothing to render, as the
+ * reference (a burnt asset row without asset data) answers "not found". Null for every other row.
+ */
+export function coreRowKind(row: StoredAssetAccount): 'asset' | 'collection' | null {
+  if (row.kind === 'core.asset') return 'asset';
+  if (row.kind === 'core.collection') return 'collection';
+  if (row.kind !== 'core.closed') return null;
+  const ua = (row.data as Partial<CoreData>).updateAuthority;
+  if (typeof ua === 'string') return 'collection';
+  return ua && typeof ua === 'object' ? 'asset' : null;
+}
+
+/** The collection a Core asset belongs to (from its data, which a closed row keeps; the row column does not). */
+export function coreCollectionOf(row: StoredAssetAccount): string | null {
+  if (row.collection) return row.collection;
+  if (coreRowKind(row) !== 'asset') return null;
+  const ua = (row.data as unknown as CoreData).updateAuthority as { type: string; address: string | null };
+  return ua.type === 'Collection' ? ua.address : null;
+}
+
+/** The update authority of a Core collection account (stored as a plain address), burnt or not. */
 function collectionAuthority(c: StoredAssetAccount | undefined): string | null {
-  if (!c || c.kind !== 'core.collection') return null;
+  if (!c || coreRowKind(c) !== 'collection') return null;
   const ua = (c.data as unknown as CoreData).updateAuthority;
   return typeof ua === 'string' ? ua : ua.address;
 }
 
-/** Renders a `core.asset` or `core.collection` row; `collection` is the asset's collection row when it has one. */
+/**
+ * Renders a Core row (see {@link coreRowKind}); `collection` is the asset's collection row when it has one. A closed
+ * account renders its last known state with `burnt: true`, as the reference's burn (`burn_v1_asset`) only sets
+ * `burnt` on the asset.
+ */
 export function renderCore(row: StoredAssetAccount, collection?: StoredAssetAccount): AssetJson {
   const d = row.data as unknown as CoreData;
-  const isCollection = row.kind === 'core.collection';
+  const isCollection = coreRowKind(row) === 'collection';
   let authority: string | null;
   let grouping: AssetJson[] = [];
   let mutable = true;
@@ -78,7 +105,7 @@ export function renderCore(row: StoredAssetAccount, collection?: StoredAssetAcco
       owner: owner ?? '',
     },
     mutable,
-    burnt: false,
+    burnt: row.kind === 'core.closed',
     plugins: d.plugins,
   };
   if (d.unknownPlugins) out.unknown_plugins = d.unknownPlugins;

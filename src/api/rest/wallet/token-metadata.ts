@@ -58,18 +58,16 @@ export async function onChainTokenMetadata(q: Queryable, mints: string[]): Promi
   return out;
 }
 
-/**
- * OFF-CHAIN IMAGES — PLACEHOLDER. The `image` of each off-chain metadata JSON by its uri (uris not fetched yet
- * are absent). The off-chain fetcher's table (`offchain_metadata`, migration 006, src/store/offchain.ts) does
- * not exist yet; once it does, this becomes ONE query for all uris, e.g.
- *   SELECT uri, content->>'image' AS image FROM offchain_metadata WHERE uri = ANY($1::text[])
- * (keeping only non-empty string images). Until then it answers an empty map, so logos and NFT images come
- * from the registry / rendered asset only.
- */
+/** The `image` of each fetched off-chain metadata document by its uri (uris not fetched yet are absent). */
 export async function offchainImages(q: Queryable, uris: string[]): Promise<Map<string, string>> {
-  void q;
-  void uris;
-  return new Map();
+  const list = [...new Set(uris.filter((u) => u.trim() !== ''))];
+  if (!list.length) return new Map();
+  const { rows } = await q.query<{ uri: string; image: string | null }>(
+    `SELECT uri, content->>'image' AS image FROM offchain_metadata
+     WHERE uri = ANY($1::text[]) AND jsonb_typeof(content->'image') = 'string'`,
+    [list],
+  );
+  return new Map(rows.flatMap((r) => (r.image && r.image.trim() !== '' ? [[r.uri, r.image] as [string, string]] : [])));
 }
 
 /** Symbol, name and logo of one token by the precedence above. */
