@@ -259,20 +259,87 @@ export async function getTreeNodes(q: Queryable, tree: string, nodeIndexes: numb
   return new Map(rows.map((r) => [Number(r.node_index), r.hash]));
 }
 
-/** Signatures of an asset, newest first (seq, then slot, then signature descending) or oldest first, paged. */
-export async function getCnftSignatures(
+/**
+ * The order of an asset's signatures (getSignaturesForAsset): the change-log `seq` (a null seq — decompress, which
+ * has no change log — counts as the newest), then slot, signature and instruction path byte-wise for a total
+ * order. `007_cnft_signature_order.sql` indexes exactly this key, so every page is one index range scan, forwards
+ * or backwards.
+ */
+const SIG_KEY = [`COALESCE(seq, 9223372036854775807)`, 'slot', 'signature COLLATE "C"', 'ix_path COLLATE "C"'];
+
+/** A position in that order: the sort key of one signature row. */
+interface SigPos {
+  k: bigint;
+  slot: bigint;
+  signature: string;
+  ixPath: string;
+}
+
+function cmpPos(a: SigPos, b: SigPos): number {
+  if (a.k !== b.k) return a.k < b.k ? -1 : 1;
+  if (a.slot !== b.slot) return a.slot < b.slot ? -1 : 1;
+  // Base58 and instruction paths are ASCII: UTF-16 order is byte order ("C" collation).
+  if (a.signature !== b.signature) return a.signature < b.signature ? -1 : 1;
+  return a.ixPath === b.ixPath ? 0 : a.ixPath < b.ixPath ? -1 : 1;
+}
+
+/** Options of {@link getCnftSignaturePage}. Bounds are transaction signatures of the asset. */
+export interface CnftSignaturePageOpts {
+  limit: number;
+  ascending: boolean;
+  /** Rows skipped (page mode). */
+  offset?: number;
+  /** Only rows older than every row of this signature (lower seq), whatever the direction. */
+  before?: string;
+  /** Only rows newer than every row of this signature (higher seq), whatever the direction. */
+  after?: string;
+  /** Only rows past this signature in the listing direction (older when descending, newer when ascending). */
+  cursor?: string;
+}
+
+/**
+ * One page of an asset's `[signature, instruction]` pairs in seq order (see {@link SIG_KEY}), with keyset bounds
+ * given as signatures. A signature with several rows (several instructions of one transaction on the asset) is
+ * excluded entirely by a bound. Returns `{ unknown }` with the first bound that is not a signature of the asset.
+ */
+export async function getCnftSignaturePage(
   q: Queryable,
   assetId: string,
-  limit: number,
-  offset: number,
-  ascending = false,
-): Promise<[string, string][]> {
-  const dir = ascending ? 'ASC' : 'DESC';
+  opts: CnftSignaturePageOpts,
+): Promise<{ items: [string, string][] } | { unknown: string }> {
+  const bounds = [opts.before, opts.after, opts.cursor].filter((s): s is string => s !== undefined);
+  const rowsOf = new Map<string, SigPos[]>();
+  if (bounds.length) {
+    const { rows } = await q.query<{ k: string; slot: string; signature: string; ix_path: string }>(
+      `SELECT ${SIG_KEY[0]}::text AS k, slot::text AS slot, signature, ix_path FROM cnft_signatures
+        WHERE asset_id = $1 AND signature = ANY($2::text[])`,
+      [assetId, bounds],
+    );
+    for (const r of rows) {
+      const pos = { k: BigInt(r.k), slot: BigInt(r.slot), signature: r.signature, ixPath: r.ix_path };
+      rowsOf.set(r.signature, [...(rowsOf.get(r.signature) ?? []), pos]);
+    }
+    const unknown = bounds.find((s) => !rowsOf.has(s));
+    if (unknown !== undefined) return { unknown };
+  }
+  const first = (s: string) => rowsOf.get(s)!.reduce((a, b) => (cmpPos(a, b) <= 0 ? a : b));
+  const last = (s: string) => rowsOf.get(s)!.reduce((a, b) => (cmpPos(a, b) >= 0 ? a : b));
+  const params: unknown[] = [assetId];
+  const where = ['asset_id = $1'];
+  const bound = (op: '<' | '>', p: SigPos) => {
+    params.push(p.k.toString(), p.slot.toString(), p.signature, p.ixPath);
+    const n = params.length;
+    where.push(`(${SIG_KEY.join(', ')}) ${op} ($${n - 3}::bigint, $${n - 2}::bigint, $${n - 1}::text COLLATE "C", $${n}::text COLLATE "C")`);
+  };
+  if (opts.before !== undefined) bound('<', first(opts.before));
+  if (opts.after !== undefined) bound('>', last(opts.after));
+  if (opts.cursor !== undefined) bound(opts.ascending ? '>' : '<', opts.ascending ? last(opts.cursor) : first(opts.cursor));
+  const dir = opts.ascending ? 'ASC' : 'DESC';
   const { rows } = await q.query<{ signature: string; instruction: string }>(
-    `SELECT signature, instruction FROM cnft_signatures WHERE asset_id = $1
-      ORDER BY seq ${dir} NULLS ${ascending ? 'LAST' : 'FIRST'}, slot ${dir}, signature ${dir}, ix_path ${dir}
-      LIMIT $2 OFFSET $3`,
-    [assetId, limit, offset],
+    `SELECT signature, instruction FROM cnft_signatures WHERE ${where.join(' AND ')}
+      ORDER BY ${SIG_KEY.map((c) => `${c} ${dir}`).join(', ')}
+      LIMIT ${Math.trunc(opts.limit)} OFFSET ${Math.trunc(opts.offset ?? 0)}`,
+    params,
   );
-  return rows.map((r) => [r.signature, r.instruction]);
+  return { items: rows.map((r) => [r.signature, r.instruction]) };
 }

@@ -1,23 +1,56 @@
 /**
  * getSignaturesForAsset (alias getAssetSignatures): the transactions that changed a compressed asset, as
- * `[signature, instructionName]` pairs, newest first unless `sortDirection` is `asc`; page/limit paging (DAS).
- * The asset is given by `id`, or by `tree` + `leafIndex` as the reference also accepts.
+ * `[signature, instructionName]` pairs, in change-log (`seq`) order, newest first unless `sortDirection` is `asc`
+ * (as the DAS reference orders `cl_audits_v2`). The asset is given by `id`, or by `tree` + `leafIndex` — exactly
+ * one of the two, as the reference requires.
+ *
+ * Paging follows the list methods' rules (`pagination.ts`: limit ≤ 1000, 1-based `page`, `page` / `before`+`after`
+ * / `cursor` exclusive, the reference's messages), and `total` is the number of items on the page, as the
+ * reference reports it. Keyset values are transaction signatures of the asset (what the items carry and what the
+ * providers' docs describe): `before` = older than that signature, `after` = newer, in either direction (the
+ * reference's `seq < before` / `seq > after`); `cursor` = past that signature in the listing direction, so the last
+ * item's signature continues a listing. The reference parses these values as pubkeys and compares them with the
+ * bigint seq column, which its PostgreSQL rejects; a signature is the value clients can actually send. As in the
+ * reference, the result echoes `page` (page mode) or `before`/`after` (keyset mode) and carries no `cursor`.
  */
 import { SolgateError } from '../../../core/errors.js';
+import { isSignature } from '../../../core/encoding.js';
 import type { Address } from '../../../core/model.js';
 import { cnftAssetId } from '../../../parsers/bubblegum/index.js';
 import { namedParams, pubkey } from '../../das/params.js';
-import { getCnftSignatures } from '../../../store/cnft.js';
+import { parsePagination } from '../../das/pagination.js';
+import { getCnftSignaturePage } from '../../../store/cnft.js';
 import { getCheckpoint } from '../../../store/chain.js';
 import type { RpcMethod } from '../method.js';
 
-const MAX_LIMIT = 1000;
+const PARAMS = ['id', 'tree', 'leafIndex', 'page', 'limit', 'before', 'after', 'cursor', 'sortDirection'];
+const KEYS = ['before', 'after', 'cursor'] as const;
+/** A valid pubkey that stands in for a signature so `parsePagination` applies its mode rules unchanged. */
+const STAND_IN = '11111111111111111111111111111111';
 
-function positiveInt(v: unknown, name: string, max?: number): number | undefined {
-  if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) throw new SolgateError('INVALID_PARAMS', `Invalid params: \`${name}\` must be a positive integer`);
-  if (max !== undefined && v > max) throw new SolgateError('INVALID_ARGUMENT', `Pagination Error. Limit should not be greater than ${max}.`);
+function given(v: unknown): boolean {
+  return v !== undefined && v !== null;
+}
+
+/** A keyset value: a transaction signature (wrong type → -32602, not a signature → -32000). */
+function signatureKey(v: unknown, name: string): string | undefined {
+  if (!given(v)) return undefined;
+  if (typeof v !== 'string') throw new SolgateError('INVALID_PARAMS', `Invalid params: \`${name}\` must be a string`);
+  if (!isSignature(v)) throw new SolgateError('INVALID_ARGUMENT', `${name === 'cursor' ? 'Cursor' : 'Signature'} Validation Err: ${v} is invalid`);
   return v;
+}
+
+/** The asset id from `id`, or from `tree` + `leafIndex` (exactly one form). */
+function assetId(p: Record<string, unknown>): string {
+  if (given(p.id) && typeof p.id !== 'string') throw new SolgateError('INVALID_PARAMS', 'Invalid params: `id` must be a string');
+  if (given(p.tree) && typeof p.tree !== 'string') throw new SolgateError('INVALID_PARAMS', 'Invalid params: `tree` must be a string');
+  if (given(p.leafIndex) && (typeof p.leafIndex !== 'number' || !Number.isSafeInteger(p.leafIndex) || p.leafIndex < 0))
+    throw new SolgateError('INVALID_PARAMS', 'Invalid params: `leafIndex` must be a non-negative integer');
+  const byId = given(p.id) && !given(p.tree) && !given(p.leafIndex);
+  const byLeaf = !given(p.id) && given(p.tree) && given(p.leafIndex);
+  if (!byId && !byLeaf) throw new SolgateError('INVALID_ARGUMENT', "Validation Error: Must provide either 'id' or both 'tree' and 'leafIndex'");
+  if (byId) return pubkey(p.id, 'id');
+  return cnftAssetId(pubkey(p.tree, 'tree') as Address, p.leafIndex as number);
 }
 
 /** The getSignaturesForAsset method (alias getAssetSignatures). */
@@ -26,22 +59,36 @@ export const getSignaturesForAsset: RpcMethod = {
   aliases: ['getAssetSignatures'],
   credits: 10,
   async handler(params, deps) {
-    const p = namedParams(params, ['id', 'tree', 'leafIndex', 'page', 'limit', 'before', 'after', 'cursor', 'sortDirection', 'sortBy']);
-    let id: string;
-    if (p.id !== undefined && p.id !== null) id = pubkey(p.id, 'id');
-    else if (p.tree !== undefined && p.leafIndex !== undefined) {
-      const tree = pubkey(p.tree, 'tree');
-      if (typeof p.leafIndex !== 'number' || !Number.isInteger(p.leafIndex) || p.leafIndex < 0) throw new SolgateError('INVALID_PARAMS', 'Invalid params: `leafIndex` must be a non-negative integer');
-      id = cnftAssetId(tree as Address, p.leafIndex);
-    } else throw new SolgateError('INVALID_PARAMS', 'Invalid params: give `id`, or `tree` and `leafIndex`');
-    for (const k of ['before', 'after', 'cursor'] as const) {
-      if (p[k] !== undefined && p[k] !== null) throw new SolgateError('INVALID_ARGUMENT', `\`${k}\` paging is not supported yet for getSignaturesForAsset; use page and limit`);
-    }
+    const p = namedParams(params, PARAMS);
+    const id = assetId(p);
     const dir = p.sortDirection ?? 'desc';
     if (dir !== 'asc' && dir !== 'desc') throw new SolgateError('INVALID_PARAMS', 'Invalid params: `sortDirection` must be "asc" or "desc"');
-    const limit = positiveInt(p.limit, 'limit', MAX_LIMIT) ?? MAX_LIMIT;
-    const page = positiveInt(p.page, 'page') ?? 1;
-    const [items, slot] = await Promise.all([getCnftSignatures(deps.db, id, limit, (page - 1) * limit, dir === 'asc'), getCheckpoint(deps.db)]);
-    return { total: items.length, limit, page, items, last_indexed_slot: slot ?? 0 };
+    const keys = Object.fromEntries(KEYS.map((k) => [k, signatureKey(p[k], k)])) as Record<(typeof KEYS)[number], string | undefined>;
+    const pg = parsePagination({
+      page: p.page,
+      limit: p.limit,
+      ...Object.fromEntries(KEYS.map((k) => [k, keys[k] === undefined ? undefined : STAND_IN])),
+    });
+    const ascending = dir === 'asc';
+    const [page, slot] = await Promise.all([
+      getCnftSignaturePage(deps.db, id, {
+        limit: pg.limit,
+        ascending,
+        ...(pg.mode === 'page' ? { offset: (pg.page - 1) * pg.limit } : {}),
+        ...(pg.mode === 'keyset' ? { before: keys.before, after: keys.after } : {}),
+        ...(pg.mode === 'cursor' && keys.cursor !== undefined ? { cursor: keys.cursor } : {}),
+      }),
+      getCheckpoint(deps.db),
+    ]);
+    if ('unknown' in page) throw new SolgateError('INVALID_ARGUMENT', `Pagination Error. ${page.unknown} is not a signature of asset ${id}`);
+    return {
+      total: page.items.length,
+      limit: pg.limit,
+      ...(pg.mode === 'page' ? { page: pg.page } : {}),
+      ...(pg.mode === 'keyset' && keys.before !== undefined ? { before: keys.before } : {}),
+      ...(pg.mode === 'keyset' && keys.after !== undefined ? { after: keys.after } : {}),
+      items: page.items,
+      last_indexed_slot: slot ?? 0,
+    };
   },
 };
