@@ -50,6 +50,27 @@ export async function writeAssetAccounts(q: Queryable, rows: AssetAccountRow[]):
 /** A stored row as reads return it. */
 export type StoredAssetAccount = Omit<AssetAccountRow, 'writeVersion'>;
 
+type Row = { address: string; kind: string; asset_id: string | null; owner: string | null; collection: string | null; data: Record<string, unknown>; slot: number };
+const stored = (r: Row): StoredAssetAccount => ({ address: r.address, kind: r.kind, assetId: r.asset_id, owner: r.owner, collection: r.collection, data: r.data, slot: Number(r.slot) });
+
+/**
+ * The (master) edition account of each mint, found through the edition → mint links written with every
+ * 0-decimals mint (tm_edition_mints): `null` when the mint is linked but its edition account is unknown; mints
+ * without a link (their mint account was never seen) are absent, so the caller derives their edition PDA.
+ */
+export async function getEditionAccountsByMint(q: Queryable, mints: string[]): Promise<Map<string, StoredAssetAccount | null>> {
+  const out = new Map<string, StoredAssetAccount | null>();
+  if (!mints.length) return out;
+  const { rows } = await q.query<Row & { mint: string; linked: string }>(
+    `SELECT l.mint, l.edition AS linked, a.address, a.kind, a.asset_id, a.owner, a.collection, a.data, a.slot
+       FROM tm_edition_mints l LEFT JOIN asset_accounts a ON a.address = l.edition
+      WHERE l.mint = ANY($1::text[])`,
+    [mints],
+  );
+  for (const r of rows) out.set(r.mint, r.address === null ? null : stored(r));
+  return out;
+}
+
 /** Rows by account address. */
 export async function getAssetAccounts(q: Queryable, addresses: string[]): Promise<Map<string, StoredAssetAccount>> {
   const out = new Map<string, StoredAssetAccount>();

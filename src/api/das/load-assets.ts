@@ -2,30 +2,34 @@
  * Loads and renders assets by id in a fixed number of queries whatever the count: Core rows, Token Metadata
  * rows (by mint), their edition accounts, mints and holders.
  */
-import { getProgramDerivedAddress, type Address } from '@solana/kit';
 import type { Queryable } from '../../store/db.js';
-import { getAssetAccounts, getMetadataByMint, type StoredAssetAccount } from '../../store/asset-accounts.js';
+import { getAssetAccounts, getEditionAccountsByMint, getMetadataByMint, type StoredAssetAccount } from '../../store/asset-accounts.js';
+import { editionPda } from '../../store/editions.js';
 import { queryExtensions, queryHolders, queryMints } from '../../store/token-reads.js';
 import { isExtensionAsset, renderExtensionFungible, withMintParts } from './render-fungible.js';
 import { addCollectionMetadata } from './collection-metadata.js';
 import { addInscriptions } from './inscription.js';
 import { addOffchainContent } from './offchain-content.js';
-import { base58ToBytes } from '../../core/encoding.js';
 import type { AssetJson, DisplayOptions } from './asset-json.js';
 import { coreCollectionOf, coreRowKind, renderCore } from './render-core.js';
 import { renderCnft } from './render-cnft.js';
 import { getCnftAssets } from '../../store/cnft.js';
 import { renderTokenMetadata } from './render-token-metadata.js';
 
-export const TOKEN_METADATA_PROGRAM = 'metaqbxxUerdq28cj1RbAWkYQm3ybzjb6a8bt518x1s';
-
-/** The (master) edition PDA of a mint: ["metadata", program, mint, "edition"]. */
-export async function editionAddress(mint: string): Promise<string> {
-  const [pda] = await getProgramDerivedAddress({
-    programAddress: TOKEN_METADATA_PROGRAM as Address,
-    seeds: ['metadata', base58ToBytes(TOKEN_METADATA_PROGRAM), base58ToBytes(mint), 'edition'],
-  });
-  return pda;
+/**
+ * The (master) edition account of each mint: through the stored edition → mint links, deriving the PDA only for
+ * mints never seen as mint accounts (replayed metadata without its mint).
+ */
+async function editionAccounts(q: Queryable, mints: string[]): Promise<Map<string, StoredAssetAccount | undefined>> {
+  const linked = await getEditionAccountsByMint(q, mints);
+  const out = new Map<string, StoredAssetAccount | undefined>([...linked].map(([m, a]) => [m, a ?? undefined]));
+  const rest = mints.filter((m) => !linked.has(m));
+  if (rest.length) {
+    const pdas = await Promise.all(rest.map((m) => editionPda(m)));
+    const found = await getAssetAccounts(q, pdas);
+    rest.forEach((m, i) => out.set(m, found.get(pdas[i])));
+  }
+  return out;
 }
 
 /**
@@ -50,10 +54,9 @@ export async function loadAssets(q: Queryable, ids: string[], opts: DisplayOptio
   // Token Metadata.
   const mints = [...metas.keys()].filter((m) => !out.has(m));
   if (mints.length) {
-    const editionKeys = await Promise.all(mints.map((m) => editionAddress(m)));
-    const [editions, mintInfo, holders, exts] = await Promise.all([getAssetAccounts(q, editionKeys), queryMints(q, mints), queryHolders(q, mints), queryExtensions(q, mints)]);
-    mints.forEach((m, i) => {
-      const a = renderTokenMetadata({ metadata: metas.get(m)!, edition: editions.get(editionKeys[i]), mint: mintInfo.get(m), holder: holders.get(m) }, opts);
+    const [editions, mintInfo, holders, exts] = await Promise.all([editionAccounts(q, mints), queryMints(q, mints), queryHolders(q, mints), queryExtensions(q, mints)]);
+    mints.forEach((m) => {
+      const a = renderTokenMetadata({ metadata: metas.get(m)!, edition: editions.get(m), mint: mintInfo.get(m), holder: holders.get(m) }, opts);
       out.set(m, withMintParts(a, mintInfo.get(m), exts.get(m), opts.showFungible));
     });
   }
