@@ -11,6 +11,7 @@ import { jsonRpcApi } from './rpc/index.js';
 import { normalizeError } from './plugins/errors.js';
 import { restErrorBody } from './wire/errors.js';
 import { getCheckpoint } from '../store/chain.js';
+import { registry } from '../core/metrics.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -49,6 +50,12 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
     } catch {
       return reply.status(503).send({ status: 'unavailable', error: 'database unreachable' });
     }
+  });
+
+  // Prometheus scrape endpoint (process metrics, proof verification counts).
+  app.get('/metrics', async (_req, reply) => {
+    reply.header('content-type', registry.contentType);
+    return registry.metrics();
   });
 
   await app.register(async (scope) => walletApi(scope, deps));

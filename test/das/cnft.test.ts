@@ -73,15 +73,26 @@ describe('compressed NFTs', () => {
     expect((await callRpc(ta, 'getAssetProof', { id: MISSING })).error?.code).toBe(-32000);
   });
 
-  it('a stored node that breaks the proof is an INTERNAL error, never a wrong proof', async () => {
+  it('a stored node that breaks the proof is an INTERNAL error and a metric, never a wrong proof', async () => {
     await resetChainTables(ta.t.db);
     await applyInputs(ta, CASE.inputs);
+    const metric = async (name: string) => {
+      const r = await ta.app.inject({ method: 'GET', url: '/metrics' });
+      expect(r.statusCode).toBe(200);
+      const line = r.body.split('\n').find((l) => l.startsWith(`${name}{kind="das"}`));
+      return line ? Number(line.split(' ').pop()) : 0;
+    };
+    const [verified0, failed0] = [await metric('solgate_proofs_verified_total'), await metric('solgate_proof_verification_failures_total')];
+    expect((await callRpc(ta, 'getAssetProof', { id: ASSET })).result).toBeDefined();
+    expect(await metric('solgate_proofs_verified_total')).toBe(verified0 + 1);
     const a = (await callRpc(ta, 'getAsset', { id: ASSET })).result as { compression: { tree: string; leaf_id: number } };
     const upd = await ta.t.db.query(`UPDATE cnft_nodes SET hash = '11111111111111111111111111111112' WHERE tree = $1 AND level = 0 AND leaf_index = $2 RETURNING node_index`, [a.compression.tree, a.compression.leaf_id]);
     expect(upd.rows).toHaveLength(1);
     const res = await callRpc(ta, 'getAssetProof', { id: ASSET });
     expect(res.result).toBeUndefined();
     expect(res.error?.code).toBe(-32603);
+    expect(await metric('solgate_proof_verification_failures_total')).toBe(failed0 + 1);
+    expect(await metric('solgate_proofs_verified_total')).toBe(verified0 + 1);
   });
 
   it('getSignaturesForAsset / getAssetSignatures list [signature, instruction], newest first', async () => {

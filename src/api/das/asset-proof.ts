@@ -9,6 +9,7 @@ import { nodeFromBase58 } from '../../proofs/hash.js';
 import { leafNodeIndex, proofNodeIndexes } from '../../proofs/paths.js';
 import { getCnftAssets, getTreeDepths, getTreeNodes, type StoredCnft } from '../../store/cnft.js';
 import { getCheckpoint } from '../../store/chain.js';
+import { proofsVerified, proofVerificationFailures } from '../../core/metrics.js';
 import type { Queryable } from '../../store/db.js';
 
 /** The getAssetProof result. */
@@ -49,10 +50,12 @@ export async function loadAssetProofs(q: Queryable, ids: string[]): Promise<Map<
         return h === undefined ? undefined : nodeFromBase58(h);
       });
       if (!verifyBuiltProof(built)) {
+        proofVerificationFailures.inc({ kind: 'das' });
         throw new SolgateError('INTERNAL', `stored Merkle nodes of tree ${tree} do not give a valid proof for asset ${asset.assetId}`, {
           context: { assetId: asset.assetId, tree, leafIndex: asset.leafIndex },
         });
       }
+      proofsVerified.inc({ kind: 'das' });
       out.set(asset.assetId, {
         root: built.root,
         proof: built.proof,
