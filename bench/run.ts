@@ -1,9 +1,11 @@
 /**
  * `npm run bench [-- <name>… ] [--options]`: runs every benchmark in bench/*.ts (each exports
- * `run(argv)` and `description`), or only the named ones; options are passed to each benchmark.
+ * `run(argv)` and `description`), or only the named ones; options are passed to each benchmark. A benchmark that
+ * exports `onlyWhenNamed = true` (e.g. `das`, which builds a multi-GB database) runs only when named.
  *
- *   npm run bench                       # all benchmarks
+ *   npm run bench                       # all benchmarks (but the only-when-named ones)
  *   npm run bench -- ingest --blocks 60 # one, with options
+ *   npm run bench -- das --assets 100000 --keep
  *   npm run bench -- --help             # list them
  */
 import { readdirSync } from 'node:fs';
@@ -13,6 +15,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 /** The contract of a benchmark module. */
 export interface BenchModule {
   description?: string;
+  /** Skipped by a bare `npm run bench`; runs when named. */
+  onlyWhenNamed?: boolean;
   run(argv: string[]): Promise<unknown>;
 }
 
@@ -43,7 +47,10 @@ async function main(): Promise<number> {
   }
   if (rest.includes('--help') || rest.includes('-h')) {
     console.log('usage: npm run bench [-- <name>…] [--options]\n\nbenchmarks:');
-    for (const n of available) console.log(`  ${n.padEnd(12)} ${(await load(n)).description ?? ''}`);
+    for (const n of available) {
+      const mod = await load(n);
+      console.log(`  ${n.padEnd(12)} ${mod.description ?? ''}${mod.onlyWhenNamed ? ' (only when named)' : ''}`);
+    }
     return 0;
   }
   const unknown = names.filter((n) => !available.includes(n));
@@ -54,6 +61,10 @@ async function main(): Promise<number> {
   for (const name of names.length ? names : available) {
     const mod = await load(name);
     if (typeof mod.run !== 'function') throw new Error(`bench/${name}.ts does not export run(argv)`);
+    if (!names.length && mod.onlyWhenNamed) {
+      console.log(`bench: skipping ${name} (runs only when named: npm run bench -- ${name})`);
+      continue;
+    }
     await mod.run(rest);
   }
   return 0;
