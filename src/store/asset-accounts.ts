@@ -47,6 +47,25 @@ export async function writeAssetAccounts(q: Queryable, rows: AssetAccountRow[]):
   );
 }
 
+/** The JSON form of a stored Token Metadata `tm.metadata` row's data (u64 values as strings or numbers). */
+export interface StoredTmMetadata {
+  address: string;
+  updateAuthority: string;
+  mint: string;
+  name: string;
+  symbol: string;
+  uri: string;
+  sellerFeeBasisPoints: number;
+  creators: { address: string; verified: boolean; share: number }[] | null;
+  primarySaleHappened: boolean;
+  isMutable: boolean;
+  editionNonce: number | null;
+  tokenStandard: string | null;
+  collection: { key: string; verified: boolean } | null;
+  uses: { useMethod: string; remaining: string | number; total: string | number } | null;
+  collectionDetails: { version: string; size?: string | number } | null;
+}
+
 /** A stored row as reads return it. */
 export type StoredAssetAccount = Omit<AssetAccountRow, 'writeVersion'>;
 

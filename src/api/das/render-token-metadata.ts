@@ -2,25 +2,10 @@
  * Token Metadata assets (NFTs, pNFTs, prints, fungibles with metadata) as DAS Asset objects, composed from the
  * metadata account, its edition account, the mint and the holding token account.
  */
-import type { StoredAssetAccount } from '../../store/asset-accounts.js';
+import type { StoredAssetAccount, StoredTmMetadata } from '../../store/asset-accounts.js';
 import type { Holder, MintInfo } from '../../store/token-reads.js';
 import { content, royalty, uncompressed, type AssetJson, type DisplayOptions } from './asset-json.js';
 
-interface TmMetadataData {
-  address: string;
-  updateAuthority: string;
-  mint: string;
-  name: string;
-  symbol: string;
-  uri: string;
-  sellerFeeBasisPoints: number;
-  creators: { address: string; verified: boolean; share: number }[] | null;
-  primarySaleHappened: boolean;
-  isMutable: boolean;
-  editionNonce: number | null;
-  tokenStandard: string | null;
-  collection: { key: string; verified: boolean } | null;
-}
 
 const SINGLE_OWNER = new Set(['NonFungible', 'NonFungibleEdition', 'ProgrammableNonFungible', 'ProgrammableNonFungibleEdition']);
 
@@ -52,7 +37,7 @@ export interface TmParts {
 }
 
 export function renderTokenMetadata(p: TmParts, opts: DisplayOptions): AssetJson {
-  const d = p.metadata.data as unknown as TmMetadataData;
+  const d = p.metadata.data as unknown as StoredTmMetadata;
   const iface = interfaceOf(d.tokenStandard, p.mint, p.edition);
   const single = d.tokenStandard ? SINGLE_OWNER.has(d.tokenStandard) : iface === 'V1_NFT' || iface === 'V1_PRINT';
   const metadata: Record<string, unknown> = { name: d.name, symbol: d.symbol };

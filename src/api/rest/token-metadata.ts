@@ -23,7 +23,7 @@ import type { FastifyInstance } from 'fastify';
 import { SolgateError } from '../../core/errors.js';
 import { isAddress } from '../../core/encoding.js';
 import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from '../../core/programs.js';
-import { getMetadataByMint, type StoredAssetAccount } from '../../store/asset-accounts.js';
+import { getMetadataByMint, type StoredAssetAccount, type StoredTmMetadata } from '../../store/asset-accounts.js';
 import { enqueueUris, getOffchainEntries, type OffchainEntry } from '../../store/offchain.js';
 import { queryExtensions, queryMints, type ExtensionRow, type MintInfo } from '../../store/token-reads.js';
 import type { TokenInfo } from '../../pricing/token-registry.js';
@@ -202,27 +202,11 @@ function accountInfo(mint: string, info: MintInfo | undefined, lamports: number 
   };
 }
 
-interface TmData {
-  updateAuthority: string;
-  mint: string;
-  name: string;
-  symbol: string;
-  uri: string;
-  sellerFeeBasisPoints: number;
-  creators: { address: string; verified: boolean; share: number }[] | null;
-  primarySaleHappened: boolean;
-  isMutable: boolean;
-  editionNonce: number | null;
-  tokenStandard: string | null;
-  collection: { key: string; verified: boolean } | null;
-  uses: { useMethod: string; remaining: string | number; total: string | number } | null;
-  collectionDetails: { version: string; size?: string | number } | null;
-}
 
 function onChainMetadata(mint: string, meta: StoredAssetAccount | undefined): Record<string, unknown> {
   if (!meta) return { metadata: null, error: `no Token Metadata account indexed for mint ${mint}` };
   if (meta.kind !== 'tm.metadata') return { metadata: null, error: `the Token Metadata account of mint ${mint} is closed` };
-  const d = meta.data as unknown as TmData;
+  const d = meta.data as unknown as StoredTmMetadata;
   return {
     metadata: {
       key: 'MetadataV1',
