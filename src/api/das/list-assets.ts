@@ -48,7 +48,13 @@ export const LIST_KEYS = [...PAGINATION_KEYS, 'sortBy', 'options', 'displayOptio
 export type Drive =
   | { kind: 'assets' }
   | { kind: 'side'; table: 'das_asset_groups' | 'das_asset_creators' | 'das_asset_authorities'; where: string[] }
-  /** Assets an owner holds: single assets it owns plus the mints of its non-empty token accounts. */
+  /**
+   * Assets an owner holds: single-owner assets whose owner it is (an NFT's owner is its holder) plus the
+   * token-owned (fungible) mints of its non-empty token accounts. The two parts are disjoint (UNION ALL, no
+   * de-duplication of wide rows). The mints are collected first (`= ANY(ARRAY(…))`), so each is one
+   * primary-key probe; as a semi-join the planner may hash the whole asset table for owners with thousands of
+   * token accounts.
+   */
   | { kind: 'holdings'; ownerParam: string };
 
 export interface ListQuery {
@@ -70,10 +76,11 @@ function fromClause(q: ListQuery): { from: string; k: string } {
   if (d.kind === 'side') return { from: `${d.table} s JOIN das_assets a ON a.id = s.asset_id`, k: 's' };
   const o = d.ownerParam;
   return {
-    from: `(SELECT x.* FROM das_assets x WHERE x.owner = ${o} AND x.supply_mint IS NULL
-             UNION
-            SELECT x.* FROM das_assets x WHERE x.id IN (SELECT ta.mint FROM token_accounts ta
-                                                  WHERE ta.owner = ${o} AND ta.amount > 0 AND NOT ta.closed AND ta.mint IS NOT NULL)) a`,
+    from: `(SELECT x.* FROM das_assets x WHERE x.owner = ${o} AND (x.supply_mint IS NULL OR x.owner_type = 'single')
+             UNION ALL
+            SELECT x.* FROM das_assets x WHERE x.id = ANY(ARRAY(SELECT ta.mint FROM token_accounts ta
+                                                  WHERE ta.owner = ${o} AND ta.amount > 0 AND NOT ta.closed AND ta.mint IS NOT NULL))
+                                         AND x.owner_type = 'token' AND x.supply_mint IS NOT NULL) a`,
     k: 'a',
   };
 }
