@@ -7,7 +7,9 @@
  */
 import { SolgateError } from '../../core/errors.js';
 import { idKeyHex } from '../../store/das-index.js';
+import type { TokenRegistry } from '../../pricing/token-registry.js';
 import type { Queryable } from '../../store/db.js';
+import { querySolBalance } from '../../store/tokens.js';
 import type { AssetJson, DisplayOptions } from './asset-json.js';
 import { loadAssets } from './load-assets.js';
 import { PAGINATION_KEYS, parsePagination, type Pagination } from './pagination.js';
@@ -55,7 +57,7 @@ export type Drive =
    * primary-key probe; as a semi-join the planner may hash the whole asset table for owners with thousands of
    * token accounts.
    */
-  | { kind: 'holdings'; ownerParam: string };
+  | { kind: 'holdings'; ownerParam: string; zeroBalance?: boolean };
 
 export interface ListQuery {
   drive: Drive;
@@ -79,7 +81,7 @@ function fromClause(q: ListQuery): { from: string; k: string } {
     from: `(SELECT x.* FROM das_assets x WHERE x.owner = ${o} AND (x.supply_mint IS NULL OR x.owner_type = 'single')
              UNION ALL
             SELECT x.* FROM das_assets x WHERE x.id = ANY(ARRAY(SELECT ta.mint FROM token_accounts ta
-                                                  WHERE ta.owner = ${o} AND ta.amount > 0 AND NOT ta.closed AND ta.mint IS NOT NULL))
+                                                  WHERE ta.owner = ${o}${d.zeroBalance ? '' : ' AND ta.amount > 0'} AND NOT ta.closed AND ta.mint IS NOT NULL))
                                          AND x.owner_type = 'token' AND x.supply_mint IS NOT NULL) a`,
     k: 'a',
   };
@@ -179,13 +181,44 @@ export async function withOwnerBalances(db: Queryable, owner: string, items: Ass
   }
 }
 
-/** Runs a list query and renders its AssetList (fungible holdings shown from `owner`'s side when given). */
-export async function answerList(db: Queryable, query: ListQuery, p: Params, opts: DisplayOptions, owner?: string): Promise<Record<string, unknown>> {
+const WSOL = 'So11111111111111111111111111111111111111112';
+
+/**
+ * `nativeBalance` of an owner's list (showNativeBalance): its indexed lamports, and their value at the token
+ * registry's SOL price (0 when the registry has none).
+ */
+export async function nativeBalance(db: Queryable, owner: string, tokens?: TokenRegistry): Promise<{ lamports: number; price_per_sol: number; total_price: number }> {
+  const [balance, prices] = await Promise.all([
+    querySolBalance(db, owner),
+    tokens ? tokens.lookup([WSOL]) : Promise.resolve(new Map<string, { priceUsd?: number | null }>()),
+  ]);
+  const lamports = Number(balance ?? 0n);
+  const price = prices.get(WSOL)?.priceUsd ?? 0;
+  return { lamports, price_per_sol: price, total_price: (lamports / 1e9) * price };
+}
+
+/**
+ * Runs a list query and renders its AssetList (fungible holdings shown from `owner`'s side when given; the
+ * owner's `nativeBalance` with showNativeBalance).
+ */
+export async function answerList(
+  db: Queryable,
+  query: ListQuery,
+  p: Params,
+  opts: DisplayOptions,
+  owner?: string,
+  tokens?: TokenRegistry,
+): Promise<Record<string, unknown>> {
   const { sort, pg } = parseListPaging(p);
-  const page = await listAssetIds(db, query, sort, pg, opts.showGrandTotal);
+  const [page, native] = await Promise.all([
+    listAssetIds(db, query, sort, pg, opts.showGrandTotal),
+    owner && opts.showNativeBalance ? nativeBalance(db, owner, tokens) : Promise.resolve(undefined),
+  ]);
   const items = await renderPage(db, page.ids, opts);
   if (owner && opts.showFungible) await withOwnerBalances(db, owner, items);
-  return assetList(pg, items, page);
+  const out = assetList(pg, items, page);
+  if (native) out.nativeBalance = native;
+  return out;
 }
 
 /** The live single-owner assets of `owner` (getAssetsByOwner without showFungible; the wallet's NFTs). */

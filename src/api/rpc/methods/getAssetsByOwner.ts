@@ -1,7 +1,8 @@
 /**
  * getAssetsByOwner (alias get_assets_by_owner): the assets a wallet owns. Without showFungible, its live
  * single-owner assets (the owner index, keyset by id); with showFungible, also every mint it holds a non-empty
- * token account of, fungible ones shown with its balance (reference semantics).
+ * token account of (empty ones too with showZeroBalance), fungible ones shown with its balance (reference
+ * semantics); `nativeBalance` with showNativeBalance.
  */
 import { displayOptions, namedParams, pubkey, requireField } from '../../das/params.js';
 import { answerList, bind, LIST_KEYS, ownerAssetsQuery, type ListQuery } from '../../das/list-assets.js';
@@ -18,8 +19,8 @@ export const getAssetsByOwner: RpcMethod = {
     let query: ListQuery;
     if (opts.showFungible) {
       query = { drive: { kind: 'assets' }, where: ['a.supply > 0'], params: [] };
-      query.drive = { kind: 'holdings', ownerParam: bind(query, owner) };
+      query.drive = { kind: 'holdings', ownerParam: bind(query, owner), zeroBalance: opts.showZeroBalance };
     } else query = ownerAssetsQuery(owner);
-    return answerList(deps.db, query, p, opts, owner);
+    return answerList(deps.db, query, p, opts, owner, deps.tokens);
   },
 };

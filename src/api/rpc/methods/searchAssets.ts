@@ -80,7 +80,7 @@ export const searchAssets: RpcMethod = {
       ...(creator !== undefined ? [`${alias}.creator = ${bind(query, creator)}`] : []),
       ...(creatorVerified !== undefined ? [`${alias}.verified = ${bind(query, creatorVerified)}`] : []),
     ];
-    if (owner !== undefined) query.drive = { kind: 'holdings', ownerParam: bind(query, owner) };
+    if (owner !== undefined) query.drive = { kind: 'holdings', ownerParam: bind(query, owner), zeroBalance: opts.showZeroBalance };
     if (grouping) {
       const w = [`g.group_key = ${bind(query, grouping[0])}`, `g.group_value = ${bind(query, grouping[1])}`];
       if (query.drive.kind === 'assets') query.drive = { kind: 'side', table: 'das_asset_groups', where: w.map((c) => c.replaceAll('g.', 's.')) };
@@ -138,6 +138,6 @@ export const searchAssets: RpcMethod = {
     const negate = bool(p, 'negate') ?? false;
     const combined = conds.map((c) => `(${c})`).join(conditionType === 'all' ? ' AND ' : ' OR ');
     query.where.push(...candidates, negate ? `(${combined}) IS NOT TRUE` : combined);
-    return answerList(deps.db, query, p, opts, owner);
+    return answerList(deps.db, query, p, opts, owner, deps.tokens);
   },
 };
