@@ -1,0 +1,133 @@
+/**
+ * Proof building, root recomputation and verification for Light Poseidon Merkle trees (V1 state trees of height
+ * 26, V2 batched state trees of 32, and the leaves of address trees of 26 and 40), in the contract of
+ * `src/proofs/verify.ts`: build from stored nodes, then verify before answering (rule 8).
+ *
+ * `computeLightRoot` is Photon's `MerkleProofWithContext::validate`: fold the leaf up through the bottom-up
+ * sibling list, Poseidon(node, sibling) when bit k of the leaf index is 0 and Poseidon(sibling, node) when it
+ * is 1. `buildLightProof` mirrors Photon's proof read (`get_multiple_compressed_leaf_proofs`): nodes are read by
+ * heap index and a node never written is the zero hash of its level.
+ */
+import { SolgateError } from '../../core/errors.js';
+import { NODE_BYTES, nodeFromBase58, nodesEqual, nodeToBase58 } from '../hash.js';
+import { isFieldElement, poseidonPair } from './poseidon.js';
+import { assertLeafIndex, leafNodeIndex, MAX_LIGHT_TREE_HEIGHT, proofNodeIndexes, zeroHash } from './trees.js';
+
+/** A 32-byte node as bytes or as base58 text (Photon's wire form). */
+export type LightNodeInput = Uint8Array | string;
+
+/** Reads a stored node by heap index (root = 1); undefined when never written (= zero hash of its level). */
+export type LightNodeLookup = (nodeIndex: number) => Uint8Array | undefined;
+
+/**
+ * A built proof, base58-encoded, with Photon's field names (`getMultipleCompressedAccountProofs` items carry
+ * these plus `merkleTree` and `rootSeq`, which the caller knows).
+ */
+export interface LightMerkleProof {
+  /** Leaf hash (the compressed account hash, or the indexed element hash). */
+  hash: string;
+  leafIndex: number;
+  /** Sibling hashes bottom-up: `proof[k]` sits at level k; the length is the tree height. */
+  proof: string[];
+  root: string;
+}
+
+/** Arguments of `verifyLightProof`. */
+export interface VerifyLightProofInput {
+  root: LightNodeInput;
+  leaf: LightNodeInput;
+  /** Sibling hashes bottom-up; the length is the tree height. */
+  proof: readonly LightNodeInput[];
+  leafIndex: number;
+}
+
+/**
+ * Root reached from `leaf` at `leafIndex` through the bottom-up siblings `proof` (height = proof.length). The
+ * caller keeps `leafIndex < 2^proof.length` and every node a field element (`verifyLightProof` checks both).
+ */
+export function computeLightRoot(leaf: Uint8Array, proof: readonly Uint8Array[], leafIndex: number): Uint8Array {
+  let node = leaf;
+  let rest = leafIndex;
+  for (const sibling of proof) {
+    node = rest % 2 === 0 ? poseidonPair(node, sibling) : poseidonPair(sibling, node);
+    rest = Math.floor(rest / 2);
+  }
+  return node;
+}
+
+function toNode(x: LightNodeInput): Uint8Array | undefined {
+  const n =
+    typeof x === 'string' ? nodeFromBase58(x) : x instanceof Uint8Array && x.length === NODE_BYTES ? x : undefined;
+  return n !== undefined && isFieldElement(n) ? n : undefined;
+}
+
+/**
+ * True when `proof` links `leaf` at `leafIndex` to `root`. Never throws on bad input (it must have been
+ * initialised: `initPoseidon()`): a node that is not 32 bytes, not base58 or not below the field modulus, a
+ * proof longer than 40, or a leaf index outside 0 .. 2^proof.length - 1 make it false.
+ */
+export function verifyLightProof(input: VerifyLightProofInput): boolean {
+  const { leafIndex } = input;
+  if (!Array.isArray(input.proof) || input.proof.length > MAX_LIGHT_TREE_HEIGHT) return false;
+  if (!Number.isSafeInteger(leafIndex) || leafIndex < 0 || leafIndex >= 2 ** input.proof.length) return false;
+  const root = toNode(input.root);
+  const leaf = toNode(input.leaf);
+  if (!root || !leaf) return false;
+  const proof: Uint8Array[] = [];
+  for (const p of input.proof) {
+    const n = toNode(p);
+    if (!n) return false;
+    proof.push(n);
+  }
+  return nodesEqual(computeLightRoot(leaf, proof, leafIndex), root);
+}
+
+/** Verifies a proof in its wire form (`LightMerkleProof`). Use before answering. */
+export function verifyLightBuiltProof(built: LightMerkleProof): boolean {
+  return verifyLightProof({ root: built.root, leaf: built.hash, proof: built.proof, leafIndex: built.leafIndex });
+}
+
+function checkedNode(hash: Uint8Array | undefined, level: number, nodeIndex: number): Uint8Array {
+  if (hash === undefined) return zeroHash(level);
+  if (hash.length !== NODE_BYTES) {
+    throw new SolgateError('INTERNAL', `stored node is not ${NODE_BYTES} bytes`, {
+      context: { nodeIndex, length: hash.length },
+    });
+  }
+  return hash;
+}
+
+/** The nodes of a proof as bytes: leaf, siblings bottom-up, root. */
+export interface LightProofNodes {
+  leaf: Uint8Array;
+  siblings: Uint8Array[];
+  root: Uint8Array;
+}
+
+/**
+ * Reads the leaf `leafIndex` of a tree of `height`, its `height` siblings bottom-up and the root (node 1)
+ * through `lookup`; a node never written is the zero hash of its level (an absent leaf is 32 zero bytes).
+ */
+export function readLightProofNodes(leafIndex: number, height: number, lookup: LightNodeLookup): LightProofNodes {
+  assertLeafIndex(leafIndex, height);
+  const nodeIndex = leafNodeIndex(leafIndex, height);
+  return {
+    leaf: checkedNode(lookup(nodeIndex), 0, nodeIndex),
+    siblings: proofNodeIndexes(leafIndex, height).map((n, level) => checkedNode(lookup(n), level, n)),
+    root: checkedNode(lookup(1), height, 1),
+  };
+}
+
+/**
+ * Builds the proof of leaf `leafIndex` in a Poseidon tree of `height` from stored nodes (see
+ * `readLightProofNodes`). Does not check it: pass the result to `verifyLightBuiltProof` before returning it.
+ */
+export function buildLightProof(leafIndex: number, height: number, lookup: LightNodeLookup): LightMerkleProof {
+  const nodes = readLightProofNodes(leafIndex, height, lookup);
+  return {
+    hash: nodeToBase58(nodes.leaf),
+    leafIndex,
+    proof: nodes.siblings.map(nodeToBase58),
+    root: nodeToBase58(nodes.root),
+  };
+}
