@@ -5,7 +5,9 @@ import { replayInto } from '../ingest/replay.js';
 import { createRpcPoller } from '../sources/rpc-poller.js';
 import { createRpcClient } from '../sources/rpc-client.js';
 import { UsageError } from './usage-error.js';
+import { readFile } from 'node:fs/promises';
 import { getCheckpoint } from '../store/chain.js';
+import { parseTreeMetadataConfig, upsertTrees } from '../store/zk/trees.js';
 import { createOffchainFetcher, offchainConfig } from '../offchain/fetcher.js';
 
 export async function runIngest(opts: { rpc?: string; fromSlot?: number }): Promise<number> {
@@ -44,10 +46,21 @@ export async function getTipSlot(url: string): Promise<number> {
   }
 }
 
-export async function runReplay(paths: string[]): Promise<number> {
+export async function runReplay(paths: string[], opts: { lightTrees?: string; slot?: number } = {}): Promise<number> {
   const rt = await openRuntime();
   try {
-    const r = await replayInto(rt.db, paths, rt.logger);
+    if (opts.lightTrees !== undefined) {
+      // Tree metadata (type, height, queue, root-history capacity) in the format of Photon's test fixtures.
+      let trees;
+      try {
+        trees = parseTreeMetadataConfig(JSON.parse(await readFile(opts.lightTrees, 'utf8')));
+      } catch (e) {
+        throw new UsageError(`--light-trees ${opts.lightTrees}: ${(e as Error).message}`);
+      }
+      await upsertTrees(rt.db, trees);
+      console.log(`loaded metadata of ${trees.length} Light trees from ${opts.lightTrees}`);
+    }
+    const r = await replayInto(rt.db, paths, rt.logger, { atSlot: opts.slot });
     console.log(`replayed ${r.files} files: ${r.transactions} transactions in ${r.blocks} blocks, ${r.accounts} account updates; checkpoint slot ${r.checkpoint}`);
   } finally {
     await rt.db.close();

@@ -20,8 +20,11 @@ Usage:
   solgate serve [--demo]                 Run the HTTP gateway (and ingestion when SOLANA_RPC_URL is set;
                                          --demo runs the built-in localnet with demo activity when it is not)
   solgate ingest --rpc URL [--from-slot N]   Index a cluster into the database (no HTTP server)
-  solgate replay PATH...                 Ingest recorded files (getTransaction/getBlock JSON, Geyser-style
-                                         records, account snapshots) in the given order, then exit
+  solgate replay [--light-trees FILE] [--slot N] PATH...
+                                         Ingest recorded files (getTransaction/getBlock JSON, Geyser-style
+                                         records, account snapshots) in the given order, then exit;
+                                         --light-trees pre-loads Light tree metadata (Photon fixture format),
+                                         --slot indexes every recorded transaction at slot N
   solgate migrate                        Apply database migrations
   solgate keys create --name N [--allow-ip CIDR]... [--plan P] [--expires ISO] [--json]
   solgate keys list [--json]
@@ -46,9 +49,11 @@ async function main(argv: string[]): Promise<number> {
       return runIngest({ rpc: values.rpc, fromSlot: from === undefined ? undefined : Number(from) });
     }
     case 'replay': {
-      const { positionals } = parseArgs({ args: rest, allowPositionals: true, options: {} });
+      const { positionals, values } = parseArgs({ args: rest, allowPositionals: true, options: { 'light-trees': { type: 'string' }, slot: { type: 'string' } } });
       if (!positionals.length) throw new UsageError('replay needs at least one file or directory');
-      return runReplay(positionals);
+      const slot = values.slot;
+      if (slot !== undefined && !/^\d+$/.test(slot)) throw new UsageError('--slot must be a slot number');
+      return runReplay(positionals, { lightTrees: values['light-trees'], slot: slot === undefined ? undefined : Number(slot) });
     }
     case 'migrate': {
       const rt = await openRuntime({ migrate: false });

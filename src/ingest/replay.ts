@@ -5,7 +5,7 @@
 import type { Logger } from 'pino';
 import type { Db } from '../store/db.js';
 import { getCheckpoint } from '../store/chain.js';
-import { createReplaySource } from '../sources/replay.js';
+import { createReplaySource, type ReplayOptions } from '../sources/replay.js';
 import { createIngester } from './pipeline.js';
 
 export interface ReplayResult {
@@ -16,8 +16,8 @@ export interface ReplayResult {
   checkpoint: number | null;
 }
 
-export async function replayInto(db: Db, paths: string[], logger?: Logger): Promise<ReplayResult> {
-  const source = createReplaySource(paths);
+export async function replayInto(db: Db, paths: string[], logger?: Logger, opts: ReplayOptions = {}): Promise<ReplayResult> {
+  const source = createReplaySource(paths, opts);
   const files = await source.files();
   const ingester = createIngester(db, logger);
   for await (const item of source.items()) {

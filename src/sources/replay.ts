@@ -49,6 +49,11 @@ export interface ReplayOptions {
   name?: string;
   /** Largest account batch emitted (consecutive snapshots are batched up to this size). Default 1000. */
   maxAccountBatch?: number;
+  /**
+   * Index every recorded transaction at this slot (block time 0) instead of the slot in its file — the
+   * reference indexers' test convention (Photon's fixtures are indexed at slot 0). Account records are unchanged.
+   */
+  atSlot?: number;
 }
 
 type RecordItem =
@@ -88,6 +93,7 @@ export function createReplaySource(paths: string[], opts: ReplayOptions = {}): R
       if (signal?.aborted) return;
       for (const rec of await readRecords(file)) {
         if (rec.kind === 'tx') {
+          if (opts.atSlot !== undefined) rec.tx = { ...rec.tx, slot: opts.atSlot, blockTime: 0 };
           yield* takeBatch();
           if (group.length > 0 && group[0].slot !== rec.tx.slot) yield* takeGroup();
           if (group.length === 0) groupFile = file;

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { openDb } from '../../src/store/db.js';
 import { bytesToBase58 } from '../../src/core/encoding.js';
+import { listTrees } from '../../src/store/zk/trees.js';
 
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -76,6 +77,30 @@ describe('solgate CLI', () => {
     // A second replay changes nothing.
     const again = await solgate('replay', accDir, txDir);
     expect(again.code).toBe(0);
+  });
+
+  it('replay --light-trees loads the Light tree metadata and --slot indexes the recorded transactions at that slot', async () => {
+    const treesFile = join(ROOT, 'test', 'fixtures', 'photon-snapshots', 'tree-metadata.json');
+    const trees = (JSON.parse(readFileSync(treesFile, 'utf8')) as { trees: { tree: string; queue: string }[] }).trees;
+    const dir = join(ROOT, 'test', 'fixtures', 'photon-transactions', 'lamport_transfers');
+    const sigs = readdirSync(dir);
+    const r = await solgate('replay', '--light-trees', treesFile, '--slot', '0', dir);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`loaded metadata of ${trees.length} Light trees`);
+    const db = await openDb({ dataDir });
+    try {
+      const byTree = (a: { tree: string }, b: { tree: string }) => (a.tree < b.tree ? -1 : 1);
+      const stored = (await listTrees(db)).map((t) => ({ tree: t.tree, queue: t.queue }));
+      expect(stored.sort(byTree)).toEqual(trees.map((t) => ({ tree: t.tree, queue: t.queue })).sort(byTree));
+      const { rows } = await db.query<{ slot: string }>('SELECT slot::text AS slot FROM transactions WHERE signature = ANY($1::text[])', [sigs]);
+      expect(rows.map((x) => x.slot)).toEqual(sigs.map(() => '0'));
+    } finally {
+      await db.close();
+    }
+    const bad = await solgate('replay', '--light-trees', join(dir, sigs[0]), dir);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('--light-trees');
+    expect((await solgate('replay', '--slot', 'x', dir)).code).not.toBe(0);
   });
 
   it('replay of a file that is not chain data fails with a message naming the file', async () => {
