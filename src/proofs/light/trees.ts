@@ -144,22 +144,9 @@ export function leafIndexOfNode(nodeIndex: number, height: number): number {
   return nodeIndex - 2 ** height;
 }
 
-/** Parent of a non-root node: floor(nodeIndex / 2). */
-export function parentNodeIndex(nodeIndex: number): number {
-  if (!isUint(nodeIndex) || nodeIndex < 2) fail('the root has no parent', { nodeIndex });
-  return Math.floor(nodeIndex / 2);
-}
-
-/** Sibling of a non-root node (n + 1 for even n, n - 1 for odd n). */
-export function siblingNodeIndex(nodeIndex: number): number {
-  if (!isUint(nodeIndex) || nodeIndex < 2) fail('the root has no sibling', { nodeIndex });
-  return nodeIndex % 2 === 0 ? nodeIndex + 1 : nodeIndex - 1;
-}
-
-/** True for a left child (even index): it is hashed first. */
-export function isLeftChild(nodeIndex: number): boolean {
-  return nodeIndex % 2 === 0;
-}
+// Parent / sibling / side do not depend on the height: the Bubblegum tree module's versions serve every height.
+export { isLeftChild, parentNodeIndex, siblingNodeIndex } from '../paths.js';
+import { siblingNodeIndex } from '../paths.js';
 
 /** Nodes on the path of a leaf, leaf first and root (1) last: height + 1 indexes. */
 export function pathNodeIndexes(leafIndex: number, height: number): number[] {
