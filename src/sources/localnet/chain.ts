@@ -24,6 +24,7 @@ import { base58ToBytes, bytesToBase58 } from '../../core/encoding.js';
 import { MEMO_PROGRAM, SYSTEM_PROGRAM } from '../../core/programs.js';
 import { BlockStore } from './block-store.js';
 import { executeTransaction, readAccount, simulateTransaction, type ExecContext } from './executor.js';
+import { installLightGenesis, type LightGenesisSummary } from './light.js';
 import type { LocalAccount, LocalBlock, LocalSimulation, LocalTx, RpcTransactionError } from './types.js';
 import { decodeWireTransaction, replaceBlockhash } from './wire.js';
 
@@ -42,6 +43,12 @@ export interface LocalChainOptions {
   faucetSeed?: Uint8Array;
   /** Wall clock in ms (blockTime source); tests may inject one. */
   now?: () => number;
+  /**
+   * Load the Light Protocol (ZK Compression) programs and genesis tree accounts at genesis, as
+   * `light test-validator` does (see `light.ts`). Default false. Ignored when restoring a snapshot, which
+   * carries its own accounts.
+   */
+  light?: boolean;
   warn?: (message: string, context: Record<string, unknown>) => void;
 }
 
@@ -74,7 +81,9 @@ export interface ChainSnapshotMeta {
 export class LocalChain {
   private svm: LiteSVM;
   private readonly store: BlockStore;
-  private readonly opts: Required<Omit<LocalChainOptions, 'faucetSeed' | 'warn'>> & Pick<LocalChainOptions, 'warn'>;
+  private readonly opts: Required<Omit<LocalChainOptions, 'faucetSeed' | 'warn' | 'light'>> & Pick<LocalChainOptions, 'warn'>;
+  /** What `light: true` loaded at genesis (null when not requested, or when restored from a snapshot). */
+  readonly light: LightGenesisSummary | null = null;
   private pending: LocalTx[] = [];
   private readonly pendingSigs = new Set<string>();
   /** blockhash → block height, for the last BLOCKHASH_VALIDITY+1 blocks. */
@@ -112,6 +121,7 @@ export class LocalChain {
       this.openSlot = resume.openSlot;
       this.openTime = resume.openTime;
     } else {
+      if (opts.light) this.light = installLightGenesis(svm);
       const slot = this.opts.startSlot;
       this.openTime = Math.floor(this.opts.now() / 1000);
       svm.expireBlockhash();
