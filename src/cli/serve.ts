@@ -14,6 +14,8 @@ import { startDemoChain, type DemoChain } from './demo-chain.js';
 import { getTipSlot } from './ingest.js';
 import { upsertIdentities } from '../store/identities.js';
 import { createOffchainFetcher, offchainConfig } from '../offchain/fetcher.js';
+import { createProverClient } from '../api/zk/prover.js';
+import { createRpcTransactionFetcher } from '../api/zk/transaction-fetcher.js';
 
 export async function runServe(opts: { demo: boolean }): Promise<number> {
   const rt = await openRuntime();
@@ -70,6 +72,12 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
     trustProxy: config.trustProxy,
     ingestStatus: poller ? () => ({ lastSlot: ingester?.stats.lastSlot ?? null, tip: poller!.stats.tip }) : undefined,
     offchain,
+    // ZK Compression: the validity-proof prover, full transactions for getTransactionWithCompressionInfo, health lag.
+    zk: {
+      prover: config.proverUrl ? createProverClient(config.proverUrl) : undefined,
+      getTransaction: rpcUrl ? createRpcTransactionFetcher(rpcUrl, { commitment: config.commitment }) : undefined,
+      maxLagSlots: config.zkMaxLagSlots,
+    },
   });
   const address = await app.listen({ port: config.port, host: config.host });
   logger.info({ address, ingest: rpcUrl ?? 'off', database: db.kind }, 'solgate: listening');

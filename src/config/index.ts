@@ -39,6 +39,8 @@ export const ENV_VARS: EnvVar[] = [
   { name: 'SOLGATE_OFFCHAIN_ALLOW_PRIVATE', default: 'false', description: 'Allow off-chain fetches to private, loopback, link-local and other non-public addresses (trusted networks only): true | false' },
   { name: 'SOLGATE_IPFS_GATEWAY', default: 'https://ipfs.io/ipfs/', description: 'Gateway that ipfs://CID/path uris are fetched through (CID/path is appended)' },
   { name: 'SOLGATE_ARWEAVE_GATEWAY', default: 'https://arweave.net/', description: 'Gateway that ar://TX/path uris are fetched through (TX/path is appended)' },
+  { name: 'PROVER_URL', default: undefined, description: 'ZK Compression prover (Light\'s gnark light-prover server; getValidityProof POSTs to PROVER_URL/prove); unset = getValidityProof(V2) answer that no prover is configured' },
+  { name: 'SOLGATE_ZK_MAX_LAG_SLOTS', default: '20', description: 'getIndexerHealth answers "Node is behind N slots" when the indexed slot is more than this many slots behind the cluster tip' },
   { name: 'REDIS_URL', default: undefined, description: 'Reserved for shared rate limits and key revocation across processes (plans/limits, not built yet); unused today' },
   { name: 'LOG_LEVEL', default: 'info', description: 'pino log level (fatal … trace, silent)' },
 ];
@@ -72,6 +74,8 @@ export interface Config {
   offchainAllowPrivate: boolean;
   ipfsGateway: string;
   arweaveGateway: string;
+  proverUrl: string | undefined;
+  zkMaxLagSlots: number;
   redisUrl: string | undefined;
   logLevel: string;
 }
@@ -99,6 +103,19 @@ function gatewayUrl(name: string, v: string): string {
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(`${name} must be an http(s) URL, got "${v}"`);
   return v.endsWith('/') ? v : `${v}/`;
+}
+
+/** An optional http(s) service URL, kept as given. */
+function optionalUrl(name: string, v: string | undefined): string | undefined {
+  if (v === undefined) return undefined;
+  let u: URL;
+  try {
+    u = new URL(v);
+  } catch {
+    throw new ConfigError(`${name} must be an http(s) URL, got "${v}"`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(`${name} must be an http(s) URL, got "${v}"`);
+  return v;
 }
 
 /** Reads and validates the environment (defaults applied). Throws ConfigError naming the bad variable. */
@@ -145,6 +162,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     offchainAllowPrivate: bool('SOLGATE_OFFCHAIN_ALLOW_PRIVATE', get('SOLGATE_OFFCHAIN_ALLOW_PRIVATE')!),
     ipfsGateway: gatewayUrl('SOLGATE_IPFS_GATEWAY', get('SOLGATE_IPFS_GATEWAY')!),
     arweaveGateway: gatewayUrl('SOLGATE_ARWEAVE_GATEWAY', get('SOLGATE_ARWEAVE_GATEWAY')!),
+    proverUrl: optionalUrl('PROVER_URL', get('PROVER_URL')),
+    zkMaxLagSlots: int('SOLGATE_ZK_MAX_LAG_SLOTS', get('SOLGATE_ZK_MAX_LAG_SLOTS')!, 0),
     redisUrl: get('REDIS_URL'),
     logLevel: get('LOG_LEVEL')!,
   };

@@ -1,0 +1,14 @@
+/** getCompressedAccount: the unspent compressed account at `address` (wins) or with `hash`; `value` null when none. */
+import { findAccount, parseAccountId } from '../../../zk/account-id.js';
+import { withContext } from '../../../zk/context.js';
+import { accountV1 } from '../../../zk/serialize.js';
+import type { RpcMethod } from '../../method.js';
+
+export const getCompressedAccount: RpcMethod = {
+  name: 'getCompressedAccount',
+  credits: 10,
+  async handler(params, deps) {
+    const id = parseAccountId(params);
+    return withContext(deps, findAccount(deps.db, id).then((a) => (a ? accountV1(a) : null)));
+  },
+};

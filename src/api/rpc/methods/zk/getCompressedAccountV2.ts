@@ -1,0 +1,14 @@
+/** getCompressedAccountV2: getCompressedAccount with the account as AccountV2 (merkleContext, proveByIndex). */
+import { findAccount, parseAccountId } from '../../../zk/account-id.js';
+import { withContext } from '../../../zk/context.js';
+import { accountV2 } from '../../../zk/serialize.js';
+import type { RpcMethod } from '../../method.js';
+
+export const getCompressedAccountV2: RpcMethod = {
+  name: 'getCompressedAccountV2',
+  credits: 10,
+  async handler(params, deps) {
+    const id = parseAccountId(params);
+    return withContext(deps, findAccount(deps.db, id).then((a) => (a ? accountV2(a) : null)));
+  },
+};

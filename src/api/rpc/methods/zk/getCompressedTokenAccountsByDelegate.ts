@@ -1,0 +1,17 @@
+/**
+ * getCompressedTokenAccountsByDelegate: unspent compressed token accounts whose token delegate is `delegate` (optionally of one
+ * `mint`) as `{account, tokenData}`, in (mint, hash) order, paged by the mint ‖ hash `cursor` and `limit` (≤ 1000).
+ */
+import { withContext } from '../../../zk/context.js';
+import { tokenAccountsPage } from '../../../zk/lists.js';
+import { accountV1, tokenData } from '../../../zk/serialize.js';
+import type { RpcMethod } from '../../method.js';
+
+export const getCompressedTokenAccountsByDelegate: RpcMethod = {
+  name: 'getCompressedTokenAccountsByDelegate',
+  credits: 10,
+  async handler(params, deps) {
+    const page = tokenAccountsPage(deps, params, 'delegate');
+    return withContext(deps, page.then((p) => ({ items: p.items.map((t) => ({ account: accountV1(t.account), tokenData: tokenData(t.token) })), cursor: p.cursor })));
+  },
+};

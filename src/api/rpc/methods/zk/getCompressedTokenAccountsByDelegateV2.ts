@@ -1,0 +1,14 @@
+/** getCompressedTokenAccountsByDelegateV2: getCompressedTokenAccountsByDelegate with AccountV2 accounts. */
+import { withContext } from '../../../zk/context.js';
+import { tokenAccountsPage } from '../../../zk/lists.js';
+import { accountV2, tokenData } from '../../../zk/serialize.js';
+import type { RpcMethod } from '../../method.js';
+
+export const getCompressedTokenAccountsByDelegateV2: RpcMethod = {
+  name: 'getCompressedTokenAccountsByDelegateV2',
+  credits: 10,
+  async handler(params, deps) {
+    const page = tokenAccountsPage(deps, params, 'delegate');
+    return withContext(deps, page.then((p) => ({ items: p.items.map((t) => ({ account: accountV2(t.account), tokenData: tokenData(t.token) })), cursor: p.cursor })));
+  },
+};

@@ -1,0 +1,17 @@
+/**
+ * getCompressedTokenAccountsByOwner: unspent compressed token accounts whose token owner is `owner` (optionally of one
+ * `mint`) as `{account, tokenData}`, in (mint, hash) order, paged by the mint ‖ hash `cursor` and `limit` (≤ 1000).
+ */
+import { withContext } from '../../../zk/context.js';
+import { tokenAccountsPage } from '../../../zk/lists.js';
+import { accountV1, tokenData } from '../../../zk/serialize.js';
+import type { RpcMethod } from '../../method.js';
+
+export const getCompressedTokenAccountsByOwner: RpcMethod = {
+  name: 'getCompressedTokenAccountsByOwner',
+  credits: 10,
+  async handler(params, deps) {
+    const page = tokenAccountsPage(deps, params, 'owner');
+    return withContext(deps, page.then((p) => ({ items: p.items.map((t) => ({ account: accountV1(t.account), tokenData: tokenData(t.token) })), cursor: p.cursor })));
+  },
+};

@@ -1,0 +1,17 @@
+/**
+ * getTransactionWithCompressionInfo: `{transaction, compressionInfo: {closedAccounts, openedAccounts}}` (no context)
+ * for `signature`. The transaction comes from the cluster when a fetcher is configured, else from stored facts
+ * (see src/api/zk/transaction-info.ts).
+ */
+import { objectParams, required, signature } from '../../../zk/params.js';
+import { transactionWithCompressionInfo } from '../../../zk/transaction-info.js';
+import type { RpcMethod } from '../../method.js';
+
+export const getTransactionWithCompressionInfo: RpcMethod = {
+  name: 'getTransactionWithCompressionInfo',
+  credits: 10,
+  async handler(params, deps) {
+    const p = objectParams(params, ['signature']);
+    return transactionWithCompressionInfo(deps, signature(required(p, 'signature'), 'signature'));
+  },
+};

@@ -1,0 +1,123 @@
+/**
+ * Non-inclusion proofs of new addresses in indexed (address) trees: the low element comes from the store (the
+ * largest stored value below the address, one index step), its Merkle proof from the stored tree nodes and the
+ * Light indexed-tree maths; every proof is verified against the stored root before it is returned. An address
+ * tree nothing was indexed into answers Photon's proof for the freshly initialised tree (`proof_for_empty_tree`:
+ * rootSeq 3 for V1, 0 for V2), as the reference's mock snapshots pin.
+ *
+ * Photon (src/api/method/get_multiple_new_address_proofs.rs): 1..1000 addresses per request, each with its tree
+ * (V1 requests use the V1 address tree amt1…). Unlike Photon, an address that already exists in the tree (or waits
+ * in a V2 address queue) is a validation error here rather than a proof that cannot verify on chain.
+ */
+import { SolgateError } from '../../core/errors.js';
+import {
+  addressToBigint, buildNewAddressProof, emptyAddressTreeProof, initPoseidon, proofNodeIndexes, verifyNewAddressProof,
+  type AddressTreeType, type NewAddressProof,
+} from '../../proofs/light/index.js';
+import type { Queryable } from '../../store/db.js';
+import { getElementsByValue, getLowElements, getQueuedAddresses } from '../../store/zk/indexed-tree.js';
+import { getStateNodesOfTrees, nodeKey } from '../../store/zk/state-tree.js';
+import { getTrees } from '../../store/zk/trees.js';
+import { TREE_TYPE, type ZkTreeRow } from '../../store/zk/types.js';
+import { asValidation, validationError } from './errors.js';
+import { checkVerified, nodeLookup, treeShape } from './state-proofs.js';
+
+/** The V1 address tree that address-only requests (getMultipleNewAddressProofs, `newAddresses`) use. */
+export const V1_ADDRESS_TREE = 'amt1Ayt45jfbdw5YSo7iz6WZxUmnZsQTYXy82hVwyC2';
+/** Addresses per request. */
+export const MAX_ADDRESSES = 1000;
+
+/** A verified non-inclusion proof and the tree facts the validity proof needs. */
+export interface AddressProof extends NewAddressProof {
+  treeType: AddressTreeType;
+  /** The tree's queue (a V2 address tree is its own queue). */
+  queue: string;
+  height: number;
+  rootHistoryCapacity: number;
+}
+
+function addressTreeType(t: ZkTreeRow): AddressTreeType | null {
+  if (t.treeType === TREE_TYPE.AddressV1) return 'AddressV1';
+  if (t.treeType === TREE_TYPE.AddressV2) return 'AddressV2';
+  return null;
+}
+
+/**
+ * Verified proofs for `items`, in request order. `queued: 'allow'` serves addresses that wait in a V2 address
+ * queue (the forester's getQueueElements); requests from clients refuse them.
+ */
+export async function loadNewAddressProofs(
+  q: Queryable,
+  items: readonly { address: string; tree: string }[],
+  opts: { queued?: 'allow' | 'refuse' } = {},
+): Promise<AddressProof[]> {
+  if (!items.length) throw validationError('No addresses provided');
+  if (items.length > MAX_ADDRESSES) throw validationError(`Too many addresses requested ${items.length}. Maximum allowed: ${MAX_ADDRESSES}`);
+  await initPoseidon();
+  const trees = await getTrees(q, [...new Set(items.map((i) => i.tree))]);
+  for (const { tree } of items) {
+    const t = trees.get(tree);
+    if (!t) throw validationError(`Unknown address tree ${tree}`);
+    if (!addressTreeType(t)) throw validationError(`Tree ${tree} is not an address tree`);
+  }
+  const lookups = items.map((i) => ({ tree: i.tree, value: i.address }));
+  const [existing, queued, lows] = await Promise.all([
+    getElementsByValue(q, lookups),
+    opts.queued === 'allow' ? Promise.resolve(items.map(() => null)) : getQueuedAddresses(q, items),
+    getLowElements(q, lookups),
+  ]);
+  items.forEach((it, i) => {
+    if (existing[i] || addressToBigint(it.address) === 0n) throw validationError(`Address ${it.address} already exists in tree ${it.tree}`);
+    if (queued[i]) throw validationError(`Address ${it.address} already exists in the address queue of tree ${it.tree}`);
+  });
+  const keys = items.flatMap((it, i) => {
+    const low = lows[i];
+    if (!low) return [];
+    const { height } = treeShape(trees.get(it.tree), trees.get(it.tree)!.treeType);
+    return [...proofNodeIndexes(low.leafIndex, height), 1].map((nodeIdx) => ({ tree: it.tree, nodeIdx }));
+  });
+  const nodes = await getStateNodesOfTrees(q, keys);
+  return items.map((it, i) => {
+    const t = trees.get(it.tree)!;
+    const treeType = addressTreeType(t)!;
+    const shape = treeShape(t, t.treeType);
+    const low = lows[i];
+    const proof = asValidation(() =>
+      low
+        ? buildNewAddressProof({
+            address: it.address,
+            lowElement: { index: low.leafIndex, value: addressToBigint(low.value), nextIndex: low.nextIndex, nextValue: addressToBigint(low.nextValue) },
+            treeType,
+            height: shape.height,
+            lookup: nodeLookup(nodes, it.tree),
+            merkleTree: it.tree,
+            rootSeq: nodes.get(nodeKey(it.tree, 1))?.seq ?? 0,
+          })
+        : emptyTreeProof(treeType, it.address, it.tree, shape.height),
+    );
+    checkVerified(verifyNewAddressProof(proof, treeType, shape.height), `address ${it.address}`, { address: it.address, tree: it.tree });
+    return { ...proof, treeType, queue: t.queue, ...shape };
+  });
+}
+
+function emptyTreeProof(treeType: AddressTreeType, address: string, tree: string, height: number): NewAddressProof {
+  const p = emptyAddressTreeProof(treeType, address, tree);
+  if (p.proof.length !== height)
+    throw new SolgateError('INTERNAL', `Internal server error: address tree ${tree} has height ${height}, not the deployed one`, { context: { tree, height } });
+  return p;
+}
+
+/** Photon's `MerkleContextWithNewAddressProof`. */
+export function newAddressProofJson(p: AddressProof): Record<string, unknown> {
+  return {
+    root: p.root,
+    address: p.address,
+    lowerRangeAddress: p.lowerRangeAddress,
+    higherRangeAddress: p.higherRangeAddress,
+    nextIndex: p.nextIndex,
+    proof: p.proof,
+    merkleTree: p.merkleTree,
+    rootSeq: p.rootSeq,
+    lowElementLeafIndex: p.lowElementLeafIndex,
+  };
+}

@@ -1,0 +1,28 @@
+/**
+ * getMultipleCompressedAccounts(V2) (helius-labs/photon src/api/method/get_multiple_compressed_accounts.rs):
+ * `{hashes}` or `{addresses}` (exactly one, at most 1000); the unspent accounts aligned with the request, null
+ * where none.
+ */
+import type { ApiDeps } from '../deps.js';
+import { getAccountsByAddress, getAccountsByHash } from '../../store/zk/accounts.js';
+import type { ZkAccount } from '../../store/zk/types.js';
+import { paramsError, validationError } from './errors.js';
+import { hash, objectParams, PAGE_LIMIT, pubkey } from './params.js';
+
+export async function multipleAccounts(deps: ApiDeps, params: unknown): Promise<(ZkAccount | null)[]> {
+  const p = objectParams(params, ['hashes', 'addresses'], true);
+  const given = (v: unknown) => v !== undefined && v !== null;
+  if (given(p.hashes) === given(p.addresses)) throw validationError('Either hashes or addresses must be provided');
+  const kind = given(p.hashes) ? 'hashes' : 'addresses';
+  const raw = p[kind];
+  if (!Array.isArray(raw)) throw paramsError(`\`${kind}\`: invalid type, expected an array`);
+  if (raw.length > PAGE_LIMIT) throw validationError(`Too many ${kind} requested ${raw.length}. Maximum allowed: ${PAGE_LIMIT}`);
+  if (kind === 'hashes') {
+    const hashes = raw.map((h, i) => hash(h, `hashes[${i}]`));
+    const found = await getAccountsByHash(deps.db, [...new Set(hashes)]);
+    return hashes.map((h) => found.get(h) ?? null);
+  }
+  const addresses = raw.map((a, i) => pubkey(a, `addresses[${i}]`));
+  const found = await getAccountsByAddress(deps.db, [...new Set(addresses)]);
+  return addresses.map((a) => found.get(a) ?? null);
+}
