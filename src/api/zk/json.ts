@@ -1,17 +1,19 @@
 /**
  * JSON forms of Photon's scalar types. Photon writes u64 values (`UnsignedInteger`: lamports, token amounts,
- * discriminators, encoded node indexes) as JSON integers, which can exceed 2^53. The JSON-RPC dispatcher serialises
- * results with JSON.stringify, which has no lossless integer form on Node 20, so a value above 2^53 - 1 is written
- * as its decimal string (Light's stateless.js turns large integers into strings before parsing anyway); every
- * smaller value is an exact JSON number. Switching the dispatcher to a bigint-aware serializer only needs `u64`
- * to return the bigint.
+ * balances, discriminators, encoded node indexes) as plain JSON integers with every digit, which can exceed 2^53.
+ * `u64` gives a `number` when that is exact (every value up to Number.MAX_SAFE_INTEGER) and the `bigint` otherwise;
+ * the JSON-RPC dispatcher's serializer (`stringifyRpc` in api/rpc/index.ts) writes a bigint as a bare JSON integer,
+ * so both come out as Photon writes them. (A typed client that parses with plain `JSON.parse` rounds the large
+ * ones; stateless.js reads them losslessly.)
  */
 import { bytesToBase64 } from '../../core/encoding.js';
 
-/** A u64 as Photon's JSON integer (a decimal string above Number.MAX_SAFE_INTEGER). */
-export function u64(v: bigint | number): number | string {
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+/** A u64 as Photon's JSON integer: a number when exact, else the bigint (written with all its digits). */
+export function u64(v: bigint | number): number | bigint {
   const b = typeof v === 'bigint' ? v : BigInt(v);
-  return b <= BigInt(Number.MAX_SAFE_INTEGER) && b >= 0n ? Number(b) : b.toString();
+  return b <= MAX_SAFE && b >= -MAX_SAFE ? Number(b) : b;
 }
 
 /** Bytes as Photon's `Base64String`. */
