@@ -1,4 +1,7 @@
-/** `solgate localnet [--port P] [--demo]`: only the built-in local chain's JSON-RPC, until interrupted. */
+/**
+ * `solgate localnet [--port P] [--demo]`: only the built-in local chain's JSON-RPC, until interrupted. The chain
+ * carries the Light Protocol (ZK Compression) programs and genesis trees unless SOLGATE_LOCALNET_LIGHT=false.
+ */
 import { loadConfig } from '../config/index.js';
 import { makeLogger } from './runtime.js';
 import { startDemoChain } from './demo-chain.js';
@@ -9,8 +12,11 @@ export async function runLocalnet(opts: { port?: number; demo: boolean }): Promi
   const logger = makeLogger(config.logLevel);
   const port = opts.port ?? config.localnetPort;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port must be 0–65535');
-  const chain = await startDemoChain({ port, slotMs: config.localnetSlotMs, startSlot: 0, logger, workload: opts.demo });
+  const chain = await startDemoChain({ port, slotMs: config.localnetSlotMs, startSlot: 0, logger, workload: opts.demo, light: config.localnetLight });
   console.log(`localnet JSON-RPC on ${chain.url} (faucet ${chain.faucet})${opts.demo ? `; demo wallets: ${chain.wallets.join(' ')}` : ''}`);
+  if (chain.lightGenesis) {
+    console.log(`Light Protocol (ZK Compression) programs and genesis trees loaded${chain.light ? `; demo compressed-token mint: ${chain.light.mint}` : ''}`);
+  }
   await new Promise<void>((resolve) => {
     process.once('SIGINT', () => resolve());
     process.once('SIGTERM', () => resolve());

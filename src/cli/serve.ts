@@ -29,11 +29,14 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
   let demo: DemoChain | null = null;
   if (!rpcUrl && opts.demo) {
     const cp = await getCheckpoint(db);
-    demo = await startDemoChain({ port: config.localnetPort, slotMs: config.localnetSlotMs, startSlot: cp === null ? 0 : cp + 1, logger });
+    demo = await startDemoChain({
+      port: config.localnetPort, slotMs: config.localnetSlotMs, startSlot: cp === null ? 0 : cp + 1, logger, light: config.localnetLight,
+    });
     closers.push(() => demo!.stop());
     rpcUrl = demo.url;
     overlay.set(demo.mints.splToken, { symbol: 'DEMO', name: 'Demo Token', priceUsd: 2.5 });
     overlay.set(demo.mints.token2022, { symbol: 'DEMO22', name: 'Demo Token-2022' });
+    if (demo.light) overlay.set(demo.light.mint, { symbol: 'ZDEMO', name: 'Demo Compressed Token' });
     await upsertIdentities(db, [{ address: demo.faucet, name: 'Localnet Faucet', type: 'faucet', category: 'Infrastructure', tags: ['localnet'] }]);
   }
 
@@ -134,6 +137,14 @@ async function printDemoBanner(rt: Runtime, demo: DemoChain, port: number): Prom
     `    curl -H "X-Api-Key: ${key}" "${base}/v1/wallet/${w}/transfers?limit=5"`,
     `    curl -H "X-Api-Key: ${key}" ${base}/v1/wallet/${w}/funded-by`,
     `    curl -H "X-Api-Key: ${key}" ${base}/v1/wallet/${demo.faucet}/identity`,
+    ...(demo.light
+      ? [
+        '',
+        '  ZK Compression (Photon JSON-RPC at the same URL; every demo wallet holds compressed SOL and tokens):',
+        `    curl -H "X-Api-Key: ${key}" -H 'content-type: application/json' ${base}/ \\`,
+        `         -d '{"jsonrpc":"2.0","id":1,"method":"getCompressedTokenBalancesByOwnerV2","params":{"owner":"${w}"}}'`,
+      ]
+      : []),
     '',
     `  Demo wallets: ${demo.wallets.join(' ')}`,
     '',

@@ -28,6 +28,7 @@ export const ENV_VARS: EnvVar[] = [
   { name: 'SOLGATE_TRUST_PROXY', default: 'false', description: 'Trust X-Forwarded-For for client IPs (IP allow-lists behind a proxy): false | true | hop count | CIDR list' },
   { name: 'SOLGATE_LOCALNET_PORT', default: '8899', description: 'Port of the built-in localnet JSON-RPC (serve --demo, localnet); 0 = any free port' },
   { name: 'SOLGATE_LOCALNET_SLOT_MS', default: '400', description: 'Slot time of the built-in localnet' },
+  { name: 'SOLGATE_LOCALNET_LIGHT', default: 'true', description: 'Load the Light Protocol (ZK Compression) programs and genesis trees into the built-in localnet, and add compressed activity to its demo workload (costs ~0.2 s of start-up and ~65 MB of memory): true | false' },
   { name: 'SOLGATE_OFFCHAIN_FETCH', default: 'true', description: 'Fetch the off-chain metadata JSON that on-chain metadata uris point to (DAS content.files/links, token-metadata includeOffChain): true | false' },
   { name: 'SOLGATE_OFFCHAIN_CONCURRENCY', default: '8', description: 'Off-chain metadata fetches in flight per process' },
   { name: 'SOLGATE_OFFCHAIN_TIMEOUT_MS', default: '10000', description: 'Deadline of one off-chain metadata fetch, redirects and body included' },
@@ -63,6 +64,7 @@ export interface Config {
   trustProxy: boolean | number | string;
   localnetPort: number;
   localnetSlotMs: number;
+  localnetLight: boolean;
   offchainFetch: boolean;
   offchainConcurrency: number;
   offchainTimeoutMs: number;
@@ -151,6 +153,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: tp === 'true' ? true : tp === 'false' ? false : /^\d+$/.test(tp) ? Number(tp) : tp,
     localnetPort: int('SOLGATE_LOCALNET_PORT', get('SOLGATE_LOCALNET_PORT')!, 0, 65535),
     localnetSlotMs: int('SOLGATE_LOCALNET_SLOT_MS', get('SOLGATE_LOCALNET_SLOT_MS')!, 10),
+    localnetLight: bool('SOLGATE_LOCALNET_LIGHT', get('SOLGATE_LOCALNET_LIGHT')!),
     offchainFetch: bool('SOLGATE_OFFCHAIN_FETCH', get('SOLGATE_OFFCHAIN_FETCH')!),
     offchainConcurrency: int('SOLGATE_OFFCHAIN_CONCURRENCY', get('SOLGATE_OFFCHAIN_CONCURRENCY')!, 1, 256),
     offchainTimeoutMs: int('SOLGATE_OFFCHAIN_TIMEOUT_MS', get('SOLGATE_OFFCHAIN_TIMEOUT_MS')!, 100),

@@ -3,21 +3,21 @@
  * mint (transfer-fee config + metadata pointer + on-mint metadata), their ATAs, then a steady trickle of SOL
  * transfers and `transferChecked` token transfers (some as v0 transactions through an address lookup table),
  * with an occasional failing transfer (more than the balance) that lands with `meta.err` and a charged fee.
+ * On a chain with the Light genesis it also does ZK Compression activity (compressed SOL and tokens, V1 and
+ * V2 trees; `demo-light.ts`), one compressed transaction every fourth transfer.
  * Every transaction is built with @solana/kit and the @solana-program/* instruction builders.
  */
-import {
-  appendTransactionMessageInstructions, compressTransactionMessageUsingAddressLookupTables, createTransactionMessage,
-  generateKeyPairSigner, getTransactionEncoder, pipe,
-  setTransactionMessageFeePayerSigner, setTransactionMessageLifetimeUsingBlockhash, signTransactionMessageWithSigners,
-  type Address, type Blockhash, type Instruction, type KeyPairSigner,
-} from '@solana/kit';
+import { generateKeyPairSigner, type Address, type Instruction, type KeyPairSigner } from '@solana/kit';
 import { getCreateAccountInstruction, getTransferSolInstruction } from '@solana-program/system';
 import * as spl from '@solana-program/token';
 import * as t22 from '@solana-program/token-2022';
-import { parseJsonLossless } from '../json.js';
 import { getCreateLookupTableInstruction, getExtendLookupTableInstruction } from './alt.js';
 import type { LocalChain } from './chain.js';
-import { stringifyJson } from './rpc-encode.js';
+import { buildWireTransaction, demoClient } from './demo-client.js';
+import { hasLightPrograms, startLightDemo, type DemoLog, type LightDemo, type LightDemoInfo, type LightDemoOptions } from './demo-light.js';
+
+export { buildWireTransaction } from './demo-client.js';
+export type { LightDemoInfo, LightDemoOptions, LightDemoStats } from './demo-light.js';
 
 export interface DemoOptions {
   /** Number of wallets (>= 2). Default 4. */
@@ -28,7 +28,15 @@ export interface DemoOptions {
   failureRate?: number;
   /** SOL given to each wallet. Default 100. */
   solPerWallet?: number;
-  log?: (message: string, context?: Record<string, unknown>) => void;
+  /**
+   * ZK Compression activity (`demo-light.ts`): true requires the Light genesis on the chain, false never does it;
+   * unset (default) = when the chain has the Light programs and trees (`light: true`).
+   */
+  light?: boolean;
+  /** Options of the compressed activity (the V2 output budget per queue). */
+  lightOptions?: LightDemoOptions;
+  /** Progress lines; `level` is unset for routine ones, 'info'/'warn' for those a user should see. */
+  log?: DemoLog;
 }
 
 export interface DemoWorkload {
@@ -37,83 +45,9 @@ export interface DemoWorkload {
   readonly lookupTable: Address;
   /** Counters of submitted transactions. */
   readonly stats: { sent: number; failedOnPurpose: number; errors: number };
+  /** The compressed activity (mint, counters, V2 queues still open), or null when it is off. */
+  readonly light: LightDemoInfo | null;
   stop(): Promise<void>;
-}
-
-/** The few calls the workload needs, over an in-process chain or a JSON-RPC URL. */
-interface DemoClient {
-  latestBlockhash(): Promise<{ blockhash: string; lastValidBlockHeight: number }>;
-  slot(): Promise<number>;
-  send(wire: Uint8Array, skipPreflight: boolean): Promise<string>;
-  airdrop(to: Address, lamports: bigint): Promise<string>;
-  rent(space: number): Promise<bigint>;
-}
-
-function chainClient(chain: LocalChain): DemoClient {
-  return {
-    latestBlockhash: async () => chain.latestBlockhash(),
-    slot: async () => chain.slot,
-    send: async (wire, skipPreflight) => {
-      const out = chain.sendTransaction(wire, { skipPreflight });
-      if (out.kind === 'preflight-failed') throw new Error(`preflight failed: ${JSON.stringify(out.simulation.err)}`);
-      return out.signature;
-    },
-    airdrop: (to, lamports) => chain.requestAirdrop(to, lamports),
-    rent: async (space) => chain.minimumBalanceForRentExemption(space),
-  };
-}
-
-function urlClient(url: string): DemoClient {
-  let id = 0;
-  const call = async (method: string, params: unknown[]): Promise<any> => {
-    const res = await fetch(url, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
-      body: stringifyJson({ jsonrpc: '2.0', id: ++id, method, params }),
-    });
-    const body = parseJsonLossless(await res.text()) as { result?: unknown; error?: { message: string } };
-    if (body.error) throw new Error(`${method}: ${body.error.message}`);
-    return body.result;
-  };
-  return {
-    latestBlockhash: async () => (await call('getLatestBlockhash', [])).value,
-    slot: () => call('getSlot', []),
-    send: (wire, skipPreflight) =>
-      call('sendTransaction', [Buffer.from(wire).toString('base64'), { encoding: 'base64', skipPreflight }]),
-    airdrop: (to, lamports) => call('requestAirdrop', [to, lamports]),
-    rent: async (space) => BigInt(await call('getMinimumBalanceForRentExemption', [space])),
-  };
-}
-
-/** Signs and serializes a transaction (legacy, or v0 optionally compressed with lookup tables). */
-export async function buildWireTransaction(input: {
-  feePayer: KeyPairSigner;
-  instructions: Instruction[];
-  blockhash: string;
-  lastValidBlockHeight?: number;
-  version?: 'legacy' | 0;
-  lookupTables?: Record<Address, Address[]>;
-}): Promise<Uint8Array> {
-  const lifetime = { blockhash: input.blockhash as Blockhash, lastValidBlockHeight: BigInt(input.lastValidBlockHeight ?? 0) };
-  let signed;
-  if (input.version === 0) {
-    const base = pipe(
-      createTransactionMessage({ version: 0 }),
-      (m) => setTransactionMessageFeePayerSigner(input.feePayer, m),
-      (m) => setTransactionMessageLifetimeUsingBlockhash(lifetime, m),
-      (m) => appendTransactionMessageInstructions(input.instructions, m),
-    );
-    const message = input.lookupTables ? compressTransactionMessageUsingAddressLookupTables(base, input.lookupTables) : base;
-    signed = await signTransactionMessageWithSigners(message);
-  } else {
-    const message = pipe(
-      createTransactionMessage({ version: 'legacy' }),
-      (m) => setTransactionMessageFeePayerSigner(input.feePayer, m),
-      (m) => setTransactionMessageLifetimeUsingBlockhash(lifetime, m),
-      (m) => appendTransactionMessageInstructions(input.instructions, m),
-    );
-    signed = await signTransactionMessageWithSigners(message);
-  }
-  return new Uint8Array(getTransactionEncoder().encode(signed));
 }
 
 const SPL_DECIMALS = 6;
@@ -121,7 +55,7 @@ const T22_DECIMALS = 9;
 
 /** Sets everything up (awaited), then keeps sending transfers until `stop()`. */
 export async function startDemoWorkload(target: LocalChain | string, opts: DemoOptions = {}): Promise<DemoWorkload> {
-  const client = typeof target === 'string' ? urlClient(target) : chainClient(target);
+  const client = demoClient(target);
   const log = opts.log ?? (() => {});
   const n = Math.max(2, opts.wallets ?? 4);
   const wallets = await Promise.all(Array.from({ length: n }, () => generateKeyPairSigner()));
@@ -186,7 +120,16 @@ export async function startDemoWorkload(target: LocalChain | string, opts: DemoO
   await send(admin, [created.instruction, getExtendLookupTableInstruction({ table: created.table, authority: admin.address, payer: admin.address, addresses: tableAddresses })]);
   const tableReadyAfter = await client.slot();
   const lookupTables = { [created.table]: tableAddresses } as Record<Address, Address[]>;
-  log('demo workload ready', { wallets: wallets.map((w) => w.address), splMint: splMint.address, token2022Mint: t22Mint.address, lookupTable: created.table });
+  let light: LightDemo | null = null;
+  const withLight = opts.light ?? (await hasLightPrograms(client));
+  if (withLight) {
+    if (opts.light && !(await hasLightPrograms(client))) throw new Error('demo: light requested but the chain has no Light programs and trees (start it with light: true)');
+    light = await startLightDemo({ client, send: (payer, instructions) => send(payer, instructions), wallets, log }, opts.lightOptions);
+  }
+  log('demo workload ready', {
+    wallets: wallets.map((w) => w.address), splMint: splMint.address, token2022Mint: t22Mint.address, lookupTable: created.table,
+    compressedMint: light?.info.mint ?? null,
+  });
 
   const stats = { sent: 0, failedOnPurpose: 0, errors: 0 };
   const failureRate = opts.failureRate ?? 0.1;
@@ -196,7 +139,12 @@ export async function startDemoWorkload(target: LocalChain | string, opts: DemoO
     const i = rand(n);
     const j = (i + 1 + rand(n - 1)) % n;
     const from = wallets[i];
-    const kind = round++ % 3;
+    const kind = round++ % (light ? 4 : 3);
+    if (kind === 3) {
+      await light!.tick();
+      stats.sent++;
+      return;
+    }
     const fail = Math.random() < failureRate;
     const useTable = (await client.slot()) > tableReadyAfter;
     if (kind === 0) {
@@ -236,6 +184,7 @@ export async function startDemoWorkload(target: LocalChain | string, opts: DemoO
     mints: { splToken: splMint.address, token2022: t22Mint.address },
     lookupTable: created.table,
     stats,
+    light: light?.info ?? null,
     stop: async () => {
       stopped = true;
       if (timer) clearTimeout(timer);
