@@ -5,9 +5,9 @@ import { replayInto } from '../ingest/replay.js';
 import { createRpcPoller } from '../sources/rpc-poller.js';
 import { createRpcClient } from '../sources/rpc-client.js';
 import { UsageError } from './usage-error.js';
-import { readFile } from 'node:fs/promises';
 import { getCheckpoint } from '../store/chain.js';
-import { parseTreeMetadataConfig, upsertTrees } from '../store/zk/trees.js';
+import { fetchAccounts } from '../sources/rpc-poller.js';
+import { loadTreeFile } from './light-trees.js';
 import { createOffchainFetcher, offchainConfig } from '../offchain/fetcher.js';
 
 export async function runIngest(opts: { rpc?: string; fromSlot?: number }): Promise<number> {
@@ -23,7 +23,9 @@ export async function runIngest(opts: { rpc?: string; fromSlot?: number }): Prom
   const offchain = createOffchainFetcher({ db: rt.db, logger: rt.logger, config: offchainConfig(rt.config) });
   offchain.start();
   try {
-    const ingester = createIngester(rt.db, rt.logger);
+    if (rt.config.zkTreesFile) await loadTreeFile(rt.db, rt.config.zkTreesFile, 'SOLGATE_ZK_TREES');
+    // Light trees the index does not know are discovered from the cluster's tree and queue accounts.
+    const ingester = createIngester(rt.db, rt.logger, { fetchAccounts: (keys) => fetchAccounts(url, keys, { commitment: rt.config.commitment }) });
     // Without a checkpoint, start at SOLGATE_START_SLOT or at the current tip (history before it is not fetched).
     const startSlot = (await getCheckpoint(rt.db)) === null ? (rt.config.startSlot ?? (await getTipSlot(url))) : undefined;
     await ingester.run(poller, { startSlot, fromSlot: opts.fromSlot, signal: ctl.signal });
@@ -49,18 +51,17 @@ export async function getTipSlot(url: string): Promise<number> {
 export async function runReplay(paths: string[], opts: { lightTrees?: string; slot?: number } = {}): Promise<number> {
   const rt = await openRuntime();
   try {
+    if (rt.config.zkTreesFile) await loadTreeFile(rt.db, rt.config.zkTreesFile, 'SOLGATE_ZK_TREES');
     if (opts.lightTrees !== undefined) {
       // Tree metadata (type, height, queue, root-history capacity) in the format of Photon's test fixtures.
-      let trees;
-      try {
-        trees = parseTreeMetadataConfig(JSON.parse(await readFile(opts.lightTrees, 'utf8')));
-      } catch (e) {
-        throw new UsageError(`--light-trees ${opts.lightTrees}: ${(e as Error).message}`);
-      }
-      await upsertTrees(rt.db, trees);
-      console.log(`loaded metadata of ${trees.length} Light trees from ${opts.lightTrees}`);
+      const n = await loadTreeFile(rt.db, opts.lightTrees, '--light-trees');
+      console.log(`loaded metadata of ${n} Light trees from ${opts.lightTrees}`);
     }
-    const r = await replayInto(rt.db, paths, rt.logger, { atSlot: opts.slot });
+    const rpcUrl = rt.config.rpcUrl;
+    const r = await replayInto(rt.db, paths, rt.logger, {
+      atSlot: opts.slot,
+      fetchAccounts: rpcUrl ? (keys) => fetchAccounts(rpcUrl, keys, { commitment: rt.config.commitment }) : undefined,
+    });
     console.log(`replayed ${r.files} files: ${r.transactions} transactions in ${r.blocks} blocks, ${r.accounts} account updates; checkpoint slot ${r.checkpoint}`);
   } finally {
     await rt.db.close();

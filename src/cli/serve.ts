@@ -7,6 +7,7 @@ import { openRuntime, seedIdentities, type Runtime } from './runtime.js';
 import { buildApp } from '../api/app.js';
 import { createFileTokenRegistry, type TokenInfo } from '../pricing/token-registry.js';
 import { createIngester, type Ingester } from '../ingest/pipeline.js';
+import { loadTreeFile } from './light-trees.js';
 import { createRpcPoller, fetchAccounts, type RpcPoller } from '../sources/rpc-poller.js';
 import { getCheckpoint } from '../store/chain.js';
 import { createApiKey } from '../store/keys.js';
@@ -54,7 +55,9 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
       logger,
     });
     closers.push(() => poller!.close());
-    ingester = createIngester(db, logger);
+    if (config.zkTreesFile) await loadTreeFile(db, config.zkTreesFile, 'SOLGATE_ZK_TREES');
+    // Light trees the index does not know are discovered from the cluster's tree and queue accounts.
+    ingester = createIngester(db, logger, { fetchAccounts: (keys) => fetchAccounts(url, keys, { commitment: config.commitment }) });
     // Derive list-index rows left marked by an earlier run (or by a migration) without waiting for a new block.
     ingester.settle().catch((err) => logger.error({ err }, 'asset index: initial refresh failed'));
     const startSlot = demo ? demo.startSlot : (config.startSlot ?? (await getTipSlot(url)));

@@ -41,6 +41,7 @@ export const ENV_VARS: EnvVar[] = [
   { name: 'SOLGATE_IPFS_GATEWAY', default: 'https://ipfs.io/ipfs/', description: 'Gateway that ipfs://CID/path uris are fetched through (CID/path is appended)' },
   { name: 'SOLGATE_ARWEAVE_GATEWAY', default: 'https://arweave.net/', description: 'Gateway that ar://TX/path uris are fetched through (TX/path is appended)' },
   { name: 'PROVER_URL', default: undefined, description: 'ZK Compression prover (Light\'s gnark light-prover server; getValidityProof POSTs to PROVER_URL/prove); unset = getValidityProof(V2) answer that no prover is configured' },
+  { name: 'SOLGATE_ZK_TREES', default: undefined, description: 'ZK Compression tree metadata file loaded at start (`{trees: [{tree, queue, treeType, height, rootHistoryCapacity}]}`, the format of `replay --light-trees`); trees not listed are discovered from the cluster RPC' },
   { name: 'SOLGATE_ZK_MAX_LAG_SLOTS', default: '20', description: 'getIndexerHealth answers "Node is behind N slots" when the indexed slot is more than this many slots behind the cluster tip' },
   { name: 'REDIS_URL', default: undefined, description: 'Reserved for shared rate limits and key revocation across processes (plans/limits, not built yet); unused today' },
   { name: 'LOG_LEVEL', default: 'info', description: 'pino log level (fatal … trace, silent)' },
@@ -77,6 +78,7 @@ export interface Config {
   ipfsGateway: string;
   arweaveGateway: string;
   proverUrl: string | undefined;
+  zkTreesFile: string | undefined;
   zkMaxLagSlots: number;
   redisUrl: string | undefined;
   logLevel: string;
@@ -166,6 +168,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ipfsGateway: gatewayUrl('SOLGATE_IPFS_GATEWAY', get('SOLGATE_IPFS_GATEWAY')!),
     arweaveGateway: gatewayUrl('SOLGATE_ARWEAVE_GATEWAY', get('SOLGATE_ARWEAVE_GATEWAY')!),
     proverUrl: optionalUrl('PROVER_URL', get('PROVER_URL')),
+    zkTreesFile: get('SOLGATE_ZK_TREES') || undefined,
     zkMaxLagSlots: int('SOLGATE_ZK_MAX_LAG_SLOTS', get('SOLGATE_ZK_MAX_LAG_SLOTS')!, 0),
     redisUrl: get('REDIS_URL'),
     logLevel: get('LOG_LEVEL')!,

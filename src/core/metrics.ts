@@ -22,3 +22,11 @@ export const proofVerificationFailures = new Counter({
   labelNames: ['kind'] as const,
   registers: [registry],
 });
+
+/** ZK Compression tree updates the ingester could not apply correctly (root mismatch, inputs not indexed), by kind. */
+export const zkTreeProblems = new Counter({
+  name: 'solgate_zk_tree_problems_total',
+  help: 'ZK Compression tree updates left out because their result did not match the chain or their inputs were not indexed',
+  labelNames: ['kind'] as const,
+  registers: [registry],
+});

@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import type { AccountUpdate, Block } from '../core/model.js';
 import type { Db } from '../store/db.js';
-import { writeUpdates } from '../store/write-block.js';
+import { writeUpdates, writeUpdatesInTx } from '../store/write-block.js';
 import { getCheckpoint } from '../store/chain.js';
 import { queryMintDecimals, queryTokenAccountInfo } from '../store/tokens.js';
 import type { BlockUpdate } from '../store/block-update.js';
@@ -17,6 +17,9 @@ import { foldAccounts } from './fold-accounts.js';
 import { cnftRows } from './fold-cnft.js';
 import { BUBBLEGUM_PROGRAM, parseBubblegumTransaction } from '../parsers/bubblegum/index.js';
 import { createAssetIndexer } from './asset-index.js';
+import { mergeZkPending, type ZkPending } from './fold-zk.js';
+import type { TreeAccountFetcher } from './light-trees.js';
+import { createZkStage, type ZkStage } from './zk-stage.js';
 
 export interface IngestStats {
   blocks: number;
@@ -39,25 +42,40 @@ export interface Ingester {
   run(source: BlockSource, opts?: { startSlot?: number; fromSlot?: number; signal?: AbortSignal; maxBatch?: number }): Promise<void>;
   /** Resolves once derived data (the DAS list index) reflects every write made so far. */
   settle(): Promise<void>;
+  /** The ZK Compression stage (its tree registry and counters). */
+  readonly zk: ZkStage;
 }
 
-export function createIngester(db: Db, logger?: Logger): Ingester {
+export interface IngesterOptions {
+  /** Cluster account reads, used to discover Light trees the index does not know yet. */
+  fetchAccounts?: TreeAccountFetcher;
+}
+
+/** A batch ready to write: one update per block and the batch's ZK Compression rows. */
+interface Prepared {
+  updates: BlockUpdate[];
+  zk: ZkPending;
+}
+
+export function createIngester(db: Db, logger?: Logger, opts: IngesterOptions = {}): Ingester {
   const stats: IngestStats = { blocks: 0, transactions: 0, accounts: 0, lastSlot: null, writes: 0 };
   // The DAS list index is derived after each write, in the background (its marks commit with the write).
   const assetIndex = createAssetIndexer(db, logger);
+  const zk = createZkStage(db, { fetchAccounts: opts.fetchAccounts, logger });
 
   /**
    * Parses and folds `blocks`. `before` (a write still in flight) is awaited before the store is asked about token
    * accounts the blocks do not describe themselves, so lookups always see every earlier batch.
    */
-  async function prepare(blocks: Block[], before?: Promise<unknown> | null): Promise<BlockUpdate[]> {
+  async function prepare(blocks: Block[], before?: Promise<unknown> | null): Promise<Prepared> {
     const parsed = blocks.map((b) => {
       // Votes concern no wallet activity and are not indexed (sources may already have dropped them).
       const txs = b.transactions.filter((t) => !t.isVote);
       return txs.map((tx): ParsedTx => ({ tx, events: parseTransaction(tx) }));
     });
     const ctx = await lookupContext(db, parsed.flat(), before);
-    return blocks.map((b, i) => {
+    const zkParts = await Promise.all(parsed.map((txs) => zk.prepare(txs.map((p) => p.tx))));
+    const updates = blocks.map((b, i) => {
       const u = foldBlock(b, parsed[i], ctx);
       // Compressed NFTs: successful transactions that invoke Bubblegum (the parser returns [] for the rest).
       const bubblegum = parsed[i].filter(({ tx }) => tx.accountKeys.includes(BUBBLEGUM_PROGRAM));
@@ -73,10 +91,18 @@ export function createIngester(db: Db, logger?: Logger): Ingester {
       }
       return u;
     });
+    return { updates, zk: mergeZkPending(zkParts) };
   }
 
-  async function write(blocks: Block[], updates: BlockUpdate[]): Promise<void> {
-    await writeUpdates(db, updates);
+  async function write(blocks: Block[], { updates, zk: pending }: Prepared): Promise<void> {
+    const fast = zk.transactionsOnly(pending);
+    if (fast) await writeUpdates(db, updates, fast);
+    else
+      await db.tx(async (q) => {
+        await writeUpdatesInTx(q, updates);
+        await zk.write(q, pending);
+      });
+    await zk.afterWrite(pending);
     assetIndex.kick();
     stats.blocks += blocks.length;
     stats.transactions += blocks.reduce((s, b) => s + b.transactions.length, 0);
@@ -175,6 +201,7 @@ export function createIngester(db: Db, logger?: Logger): Ingester {
       await assetIndex.settle();
     },
     settle: () => assetIndex.settle(),
+    zk,
   };
   return ingester;
 }

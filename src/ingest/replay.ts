@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../store/db.js';
 import { getCheckpoint } from '../store/chain.js';
 import { createReplaySource, type ReplayOptions } from '../sources/replay.js';
-import { createIngester } from './pipeline.js';
+import { createIngester, type IngesterOptions } from './pipeline.js';
 
 export interface ReplayResult {
   files: number;
@@ -16,10 +16,10 @@ export interface ReplayResult {
   checkpoint: number | null;
 }
 
-export async function replayInto(db: Db, paths: string[], logger?: Logger, opts: ReplayOptions = {}): Promise<ReplayResult> {
+export async function replayInto(db: Db, paths: string[], logger?: Logger, opts: ReplayOptions & IngesterOptions = {}): Promise<ReplayResult> {
   const source = createReplaySource(paths, opts);
   const files = await source.files();
-  const ingester = createIngester(db, logger);
+  const ingester = createIngester(db, logger, { fetchAccounts: opts.fetchAccounts });
   for await (const item of source.items()) {
     if (item.kind === 'block') await ingester.ingestBlocks([item.block]);
     else await ingester.ingestAccounts(item.accounts);

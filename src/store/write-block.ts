@@ -119,17 +119,29 @@ function dedupeLinks(u: BlockUpdate) {
 }
 
 /**
+ * Writes one or more updates inside the caller's transaction `q` (checkpoint included), for a caller that writes
+ * other families' rows (the ZK tables) in the same transaction.
+ */
+export async function writeUpdatesInTx(q: Queryable, updates: BlockUpdate[]): Promise<void> {
+  if (!updates.length) return;
+  const merged = mergeUpdates(updates);
+  const extra = [await editionMintsStatement(merged.mints), dirtyStatement(dirtyKeys(merged))].filter((s): s is Statement => s !== null);
+  await writeUpdateRows(q, merged, updates, extra);
+}
+
+/**
  * Writes one or more updates in a single transaction, checkpoint included. The common case (only the core
  * families have rows) is ONE statement: every insert a data-modifying CTE of it, so it commits atomically as its
  * own implicit transaction, in one round trip (which matters when the ingester decodes the next blocks on the
- * same event loop while this write runs).
+ * same event loop while this write runs). `more`: further guarded statements of other families (independent of
+ * these tables' new rows) to commit with the update.
  */
-export async function writeUpdates(db: Db, updates: BlockUpdate[]): Promise<void> {
+export async function writeUpdates(db: Db, updates: BlockUpdate[], more: Statement[] = []): Promise<void> {
   if (!updates.length) return;
   const merged = mergeUpdates(updates);
   const editionLinks = await editionMintsStatement(merged.mints);
   const dirty = dirtyStatement(dirtyKeys(merged));
-  const extra = [editionLinks, dirty].filter((s): s is Statement => s !== null);
+  const extra = [editionLinks, dirty, ...more].filter((s): s is Statement => s !== null);
   const onlyCore = Object.entries(merged).every(([k, v]) => CORE_FIELDS.has(k) || !Array.isArray(v) || v.length === 0);
   if (onlyCore) {
     const core = [...coreStatements(merged, updates), ...extra];

@@ -53,15 +53,21 @@ export const CHAIN_TABLES = [
   'das_assets', 'das_asset_creators', 'das_asset_authorities', 'das_asset_groups', 'das_dirty',
 ];
 
+/** The ZK Compression tables ingestion writes. */
+export const ZK_TABLES = [
+  'zk_trees', 'zk_accounts', 'zk_token_accounts', 'zk_owner_balances', 'zk_token_owner_balances', 'zk_state_nodes',
+  'zk_indexed_elements', 'zk_address_queue', 'zk_batch_events', 'zk_transactions', 'zk_account_transactions', 'zk_signature_index',
+];
+
 /** Empties every table ingestion writes (keys and identities stay). */
 export async function resetChainTables(db: Db): Promise<void> {
   await db.exec(`TRUNCATE ${CHAIN_TABLES.join(', ')}`);
 }
 
 /** Row-for-row digest of each table (order-independent), excluding wall-clock columns. */
-export async function tableDigests(db: Db): Promise<Record<string, { rows: number; md5: string }>> {
+export async function tableDigests(db: Db, tables: readonly string[] = CHAIN_TABLES): Promise<Record<string, { rows: number; md5: string }>> {
   const out: Record<string, { rows: number; md5: string }> = {};
-  for (const t of CHAIN_TABLES) {
+  for (const t of tables) {
     const cols = t === 'ingest_checkpoint' ? 'id, slot' : '*';
     const { rows } = await db.query<{ n: number; h: string | null }>(
       `SELECT count(*)::int AS n, md5(COALESCE(string_agg(r, '|' ORDER BY r), '')) AS h FROM (SELECT (x.*)::text AS r FROM (SELECT ${cols} FROM ${t}) x) s`,
@@ -69,4 +75,13 @@ export async function tableDigests(db: Db): Promise<Record<string, { rows: numbe
     out[t] = { rows: rows[0].n, md5: rows[0].h ?? '' };
   }
   return out;
+}
+
+/** Loads the Light tree metadata Photon's tests pre-seed (for tests that ingest the recorded Light transactions). */
+export async function seedLightTrees(db: Db): Promise<void> {
+  const { readFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { parseTreeMetadataConfig, upsertTrees } = await import('../../src/store/zk/trees.js');
+  const file = join(import.meta.dirname, '..', 'fixtures', 'photon-snapshots', 'tree-metadata.json');
+  await upsertTrees(db, parseTreeMetadataConfig(JSON.parse(readFileSync(file, 'utf8'))));
 }

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { createTestDb, type TestDb } from '../helpers/db.js';
+import { createTestDb, seedLightTrees, type TestDb } from '../helpers/db.js';
 import { createIngester } from '../../src/ingest/pipeline.js';
 import { getCheckpoint } from '../../src/store/chain.js';
 import { normalizeAccountSnapshot, normalizeRpcTransaction } from '../../src/sources/normalize-rpc.js';
@@ -14,6 +14,8 @@ const txDir = join(FIX, 'photon-transactions', 'lamport_transfers');
 let t: TestDb;
 beforeAll(async () => {
   t = await createTestDb();
+  // The recorded transactions are Light (ZK Compression) ones: their trees must be known to index them.
+  await seedLightTrees(t.db);
 });
 afterAll(async () => t?.drop());
 

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { createTestDb, tableDigests, type TestDb } from '../helpers/db.js';
+import { createTestDb, seedLightTrees, tableDigests, type TestDb } from '../helpers/db.js';
 import { replayInto } from '../../src/ingest/replay.js';
 
 const DIR = join(import.meta.dirname, '..', 'fixtures', 'photon-transactions');
@@ -18,6 +18,8 @@ describe('replay of recorded transactions', () => {
   let t: TestDb;
   beforeAll(async () => {
     t = await createTestDb();
+    // The recordings are Light (ZK Compression) transactions: their trees must be known to index them.
+    await seedLightTrees(t.db);
   });
   afterAll(async () => t?.drop());
 
@@ -38,6 +40,7 @@ describe('replay of recorded transactions', () => {
   it('replaying in reverse order into a fresh database gives the same tables', async () => {
     const other = await createTestDb();
     try {
+      await seedLightTrees(other.db);
       await replayInto(other.db, [...files].reverse());
       const a = await tableDigests(other.db);
       const b = await tableDigests(t.db);

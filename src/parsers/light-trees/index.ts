@@ -94,3 +94,22 @@ export function parseLightTreeAccountBase64(address: string, owner: string, data
   return parseLightTreeAccount(address, owner, new Uint8Array(Buffer.from(dataBase64, 'base64')));
 }
 
+
+/** sha256("account:QueueAccount")[..8] (V1 nullifier / address queues) and "queueacc" (V2 batched output queues). */
+const V1_QUEUE = 'a4c86c3e573f7b41';
+const V2_QUEUE = hex(new TextEncoder().encode('queueacc'));
+/** Offset of `associated_merkle_tree` in both queue layouts: discriminator, access (3 keys) and rollover (7 × u64) metadata. */
+const QUEUE_TREE_AT = 8 + 96 + 56;
+
+/**
+ * The Merkle tree a queue account of the account compression program belongs to (its `QueueMetadata`
+ * `associated_merkle_tree`), or null when the account is not a queue. Transactions name V2 state trees by their
+ * output queue, so discovering an unknown tree may start from its queue.
+ */
+export function lightQueueTree(owner: string, data: Uint8Array): string | null {
+  if (owner !== ACCOUNT_COMPRESSION_PROGRAM || data.length < QUEUE_TREE_AT + 32) return null;
+  const disc = hex(data.subarray(0, 8));
+  if (disc !== V1_QUEUE && disc !== V2_QUEUE) return null;
+  const tree = key(data, QUEUE_TREE_AT);
+  return tree === ZERO_KEY ? null : tree;
+}

@@ -280,7 +280,9 @@ export interface OwnerAccountsOpts {
 }
 
 /**
- * SQL of one page of an owner's unspent accounts in hash order (keyset `hash > cursor`): exposed for EXPLAIN.
+ * SQL of one page of an owner's unspent accounts in Photon's order, leaf index then hash: exposed for EXPLAIN. The
+ * cursor is the hash of the previous page's last account; the page continues after that account's (leaf index,
+ * hash), so paging neither skips nor repeats an account (a cursor naming no stored account gives an empty page).
  */
 export function ownerAccountsQuery(owner: string, opts: OwnerAccountsOpts): { sql: string; params: unknown[] } {
   checkLimit(opts.limit);
@@ -288,7 +290,7 @@ export function ownerAccountsQuery(owner: string, opts: OwnerAccountsOpts): { sq
   const where = ['a.owner = $1', 'NOT a.spent'];
   if (opts.cursor !== undefined && opts.cursor !== null) {
     params.push(Buffer.from(decodeHashCursor(opts.cursor)));
-    where.push(`a.hash > $${params.length}`);
+    where.push(`(a.leaf_index, a.hash) > (SELECT c.leaf_index, c.hash FROM zk_accounts c WHERE c.hash = $${params.length})`);
   }
   for (const f of opts.filters ?? []) {
     params.push(Buffer.from(f.bytes));
@@ -300,7 +302,7 @@ export function ownerAccountsQuery(owner: string, opts: OwnerAccountsOpts): { sq
     select = select.replace('a.data,', `substring(a.data FROM ${Math.trunc(offset) + 1} FOR ${Math.trunc(length)}) AS data,`);
   }
   return {
-    sql: `SELECT ${select} FROM zk_accounts a WHERE ${where.join(' AND ')} ORDER BY a.hash LIMIT ${Math.trunc(opts.limit)}`,
+    sql: `SELECT ${select} FROM zk_accounts a WHERE ${where.join(' AND ')} ORDER BY a.leaf_index, a.hash LIMIT ${Math.trunc(opts.limit)}`,
     params,
   };
 }

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { LIGHT_TREE_TYPE, parseLightTreeAccountBase64 } from '../../../src/parsers/light-trees/index.js';
+import { LIGHT_TREE_TYPE, lightQueueTree, parseLightTreeAccountBase64 } from '../../../src/parsers/light-trees/index.js';
 
 const pkg = dirname(createRequire(import.meta.url).resolve('@lightprotocol/zk-compression-cli/package.json'));
 const dumps = readdirSync(join(pkg, 'accounts'))
@@ -68,5 +68,21 @@ describe('Light tree accounts', () => {
     const bytes = Buffer.from(smt1.account.data[0], 'base64');
     for (const n of [0, 7, 8, 100, 300]) expect(parseLightTreeAccountBase64(smt1.pubkey, smt1.account.owner, bytes.subarray(0, n).toString('base64'))).toBeNull();
     expect(parseLightTreeAccountBase64(smt1.pubkey, smt1.account.owner, Buffer.alloc(4000, 0xff).toString('base64'))).toBeNull();
+  });
+});
+
+describe('Light queue accounts', () => {
+  it('every genesis queue names its tree, whose parsed metadata names the queue back; nothing else is a queue', () => {
+    const queues = dumps.filter((d) => /queue/.test(d.file));
+    expect(queues.length).toBeGreaterThanOrEqual(7);
+    for (const d of dumps) {
+      const tree = lightQueueTree(d.account.owner, Buffer.from(d.account.data[0], 'base64'));
+      if (!queues.includes(d)) {
+        expect(tree, d.file).toBeNull();
+        continue;
+      }
+      expect(tree, d.file).not.toBeNull();
+      expect(parsed.get(tree!)?.queue, d.file).toBe(d.pubkey);
+    }
   });
 });

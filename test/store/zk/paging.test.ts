@@ -49,8 +49,11 @@ function account(i: number, o: Partial<ZkAccountRow> = {}): ZkAccountRow {
   };
 }
 
-// 23 plain accounts of OWNER (3 of them spent later) and 5 of another owner.
-const plain = Array.from({ length: 23 }, (_, i) => account(i));
+// 23 plain accounts of OWNER (3 of them spent later) and 5 of another owner. Leaf indexes run against creation order
+// and repeat across two trees (ties broken by hash).
+const BMT1 = 'bmt1LryLZUMmF7ZtqESaw7wifBXLfXHQYoE4GAmrahU';
+const OQ1 = 'oq1na8gojfdUhsfCpyjNt6h4JaDWtHf1yQj4koBWfto';
+const plain = Array.from({ length: 23 }, (_, i) => account(i, i % 2 ? { leafIndex: 1000 + 20 - (i % 7), tree: BMT1, queue: OQ1, treeType: 3, seq: null } : {}));
 const others = Array.from({ length: 5 }, (_, i) => account(100 + i, { owner: synth('paging:other') }));
 // 15 token accounts of OWNER: 5 per mint; every third delegated; 2 spent.
 const tokens = Array.from({ length: 15 }, (_, i) =>
@@ -100,14 +103,15 @@ async function walk<T>(limit: number, page: (cursor: string | null) => Promise<Z
 }
 
 describe('keyset paging walks every row once, in order', () => {
-  it('accounts by owner: hash asc', async () => {
-    const want = plain.filter((a) => !spent.includes(a)).map((a) => a.hash).sort(cmp);
+  it('accounts by owner: leaf index, then hash asc', async () => {
+    const byLeaf = (rows: ZkAccountRow[]) => rows.sort((a, b) => a.leafIndex - b.leafIndex || cmp(a.hash, b.hash)).map((a) => a.hash);
+    const want = byLeaf(plain.filter((a) => !spent.includes(a)));
     for (const limit of [1, 4, 5, 20, 1000]) {
       const got = await walk(limit, (cursor) => getAccountsByOwner(t.db, OWNER, { cursor, limit }));
       expect(got.map((a) => a.hash), `limit ${limit}`).toEqual(want);
     }
     const filtered = await walk(2, (cursor) => getAccountsByOwner(t.db, OWNER, { cursor, limit: 2, filters: [{ offset: 0, bytes: synthBytes('paging:data:1', 16).subarray(0, 4) }] }));
-    expect(filtered.map((a) => a.hash)).toEqual(plain.filter((a, i) => i % 3 === 1 && !spent.includes(a)).map((a) => a.hash).sort(cmp));
+    expect(filtered.map((a) => a.hash)).toEqual(byLeaf(plain.filter((a, i) => i % 3 === 1 && !spent.includes(a))));
   });
 
   it('token accounts by owner and by delegate: (mint, hash) asc, with and without a mint filter', async () => {

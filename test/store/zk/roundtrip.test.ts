@@ -109,9 +109,9 @@ describe('accounts', () => {
     });
   });
 
-  it('by owner: unspent only, hash byte order', async () => {
+  it('by owner: unspent only, leaf index then hash byte order', async () => {
     const page = await getAccountsByOwner(t.db, TOKEN_PROGRAM, { limit: 1000 });
-    const want = [JREC, R2R46, X3, Y1].map((a) => a.hash).sort(bytesCmp);
+    const want = [JREC, R2R46, X3, Y1].sort((a, b) => a.leafIndex - b.leafIndex || bytesCmp(a.hash, b.hash)).map((a) => a.hash);
     expect(page.items.map((a) => a.hash)).toEqual(want);
     expect(page.cursor).toBeNull();
   });
