@@ -232,13 +232,10 @@ export async function getTransactionAccounts(q: Queryable, signature: string): P
   return { opened, closed };
 }
 
-/**
- * Keeps only the newest `keep` non-compression transactions (Photon keeps its page limit, 1000, for
- * getLatestNonVotingSignatures). The kept set depends only on what was written, not on the order.
- */
-export async function pruneNonCompressionTransactions(q: Queryable, keep = 1000): Promise<number> {
-  const { rows } = await q.query<{ n: number }>(
-    `WITH edge AS (
+/** SQL of {@link pruneNonCompressionTransactions} (both steps walk zk_transactions_non_compression_idx): exposed for EXPLAIN. */
+export function pruneNonCompressionQuery(keep: number): { sql: string; params: unknown[] } {
+  return {
+    sql: `WITH edge AS (
        SELECT slot, signature FROM zk_transactions WHERE NOT uses_compression
         ORDER BY slot DESC, signature DESC OFFSET $1 LIMIT 1
      ), del AS (
@@ -247,8 +244,17 @@ export async function pruneNonCompressionTransactions(q: Queryable, keep = 1000)
        RETURNING 1
      )
      SELECT count(*)::int AS n FROM del`,
-    [Math.max(0, Math.trunc(keep))],
-  );
+    params: [Math.max(0, Math.trunc(keep))],
+  };
+}
+
+/**
+ * Keeps only the newest `keep` non-compression transactions (Photon keeps its page limit, 1000, for
+ * getLatestNonVotingSignatures). The kept set depends only on what was written, not on the order.
+ */
+export async function pruneNonCompressionTransactions(q: Queryable, keep = 1000): Promise<number> {
+  const { sql, params } = pruneNonCompressionQuery(keep);
+  const { rows } = await q.query<{ n: number }>(sql, params);
   return rows[0].n;
 }
 

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDb, type TestDb } from '../../helpers/db.js';
 import { ownerAccountsQuery, tokenAccountsQuery } from '../../../src/store/zk/accounts.js';
 import { mintHoldersQuery, tokenBalancesQuery } from '../../../src/store/zk/balances.js';
-import { latestSignaturesQuery, signatureListQuery } from '../../../src/store/zk/transactions.js';
+import { latestSignaturesQuery, pruneNonCompressionQuery, signatureListQuery } from '../../../src/store/zk/transactions.js';
 import { lowElementsQuery } from '../../../src/store/zk/indexed-tree.js';
 import { encodeHashCursor, encodeHolderCursor, encodeMintCursor, encodeSignatureCursor, encodeTokenAccountCursor } from '../../../src/store/zk/cursors.js';
 import { explain, applySeparately } from './helpers.js';
@@ -71,5 +71,11 @@ describe('list queries walk one index, no sort', () => {
     const plan = await explain(t.db, lowElementsQuery([{ tree: AMT1, value: synth('x') }, { tree: AMT1, value: synth('y') }]));
     expect(plan, plan).toMatch(/Index (Only )?Scan Backward using zk_indexed_elements_value_idx/);
     expect(plan, plan).not.toMatch(/\bSort\b/);
+  });
+  it('trimming the non-compression transactions (every ~1000 ingested): the partial index, no sort', async () => {
+    const plan = await explain(t.db, pruneNonCompressionQuery(1000));
+    expect(plan, plan).toContain('zk_transactions_non_compression_idx');
+    expect(plan, plan).not.toMatch(/\bSort\b/);
+    expect(plan, plan).not.toMatch(/Seq Scan on zk_/);
   });
 });
