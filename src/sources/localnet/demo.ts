@@ -13,7 +13,7 @@ import * as spl from '@solana-program/token';
 import * as t22 from '@solana-program/token-2022';
 import { getCreateLookupTableInstruction, getExtendLookupTableInstruction } from './alt.js';
 import type { LocalChain } from './chain.js';
-import { buildWireTransaction, demoClient } from './demo-client.js';
+import { buildWireTransaction, demoClient, type DemoClient } from './demo-client.js';
 import { hasLightPrograms, startLightDemo, type DemoLog, type LightDemo, type LightDemoInfo, type LightDemoOptions } from './demo-light.js';
 
 export { buildWireTransaction } from './demo-client.js';
@@ -48,6 +48,22 @@ export interface DemoWorkload {
   /** The compressed activity (mint, counters, V2 queues still open), or null when it is off. */
   readonly light: LightDemoInfo | null;
   stop(): Promise<void>;
+}
+
+const SLOT_HASHES_SYSVAR = 'SysvarS1otHashes111111111111111111111111111';
+
+/**
+ * The newest slot of the SlotHashes sysvar (a lookup table's `recentSlot` must be listed there): a chain that
+ * started at slot N > 0 lists no slot of its own until it produces one, so `getSlot` is not always usable.
+ * Layout: u64 count, then (u64 slot, 32-byte hash) entries, newest first.
+ */
+async function recentSlot(client: DemoClient): Promise<bigint> {
+  const sysvar = await client.account(SLOT_HASHES_SYSVAR);
+  if (sysvar && sysvar.data.length >= 16) {
+    const view = new DataView(sysvar.data.buffer, sysvar.data.byteOffset, sysvar.data.byteLength);
+    if (view.getBigUint64(0, true) > 0n) return view.getBigUint64(8, true);
+  }
+  return BigInt(await client.slot());
 }
 
 const SPL_DECIMALS = 6;
@@ -115,7 +131,7 @@ export async function startDemoWorkload(target: LocalChain | string, opts: DemoO
   }
 
   // A lookup table holding the wallets, ATAs and mints (usable from the slot after the extension).
-  const created = await getCreateLookupTableInstruction({ authority: admin.address, payer: admin.address, recentSlot: BigInt(await client.slot()) });
+  const created = await getCreateLookupTableInstruction({ authority: admin.address, payer: admin.address, recentSlot: await recentSlot(client) });
   const tableAddresses = [...wallets.map((w) => w.address), ...splAtas, ...t22Atas, splMint.address, t22Mint.address];
   await send(admin, [created.instruction, getExtendLookupTableInstruction({ table: created.table, authority: admin.address, payer: admin.address, addresses: tableAddresses })]);
   const tableReadyAfter = await client.slot();
