@@ -1,6 +1,7 @@
 /**
  * CI smoke run of the embedded default: `npm start` on a fresh data directory must print an API key and
- * example calls that return real data within seconds, and stop cleanly on SIGINT.
+ * example calls that return real data within seconds (the Wallet REST calls and the banner's ZK Compression
+ * JSON-RPC call, answered from the demo's compressed activity), and stop cleanly on SIGINT.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -59,9 +60,18 @@ const transfers = await call(`/v1/wallet/${wallet}/transfers`);
 if (transfers.status !== 200) fail(`transfers answered ${transfers.status}`);
 const funded = await call(`/v1/wallet/${wallet}/funded-by`);
 if (funded.status !== 200 || typeof funded.body.funder !== 'string') fail(`funded-by: ${JSON.stringify(funded.body)}`);
+// The banner's ZK Compression call, sent as printed: the demo wallet's compressed token balance must be indexed.
+const zkBody = await waitFor('the ZK Compression example call', () => /-d '(\{"jsonrpc":"2\.0".*\})'/.exec(out)?.[1] ?? null, 10_000);
+const zk = await waitFor('indexed compressed token balances of a demo wallet', async () => {
+  const r = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: zkBody });
+  const body = (await r.json()) as { result?: { value: { items: { mint: string; balance: number | string }[] } }; error?: unknown };
+  if (r.status !== 200 || body.error) fail(`${zkBody} answered ${r.status}: ${JSON.stringify(body)}`);
+  const items = body.result!.value.items;
+  return items.length > 0 && BigInt(items[0].balance) > 0n ? items : null;
+}, 30_000);
 const noKey = await fetch(`http://127.0.0.1:${port}/v1/wallet/${wallet}/balances`);
 if (noKey.status !== 401) fail(`no key answered ${noKey.status}`);
-console.log(`smoke: ok — ${(history.data as unknown[]).length} history rows, balances, transfers and funded-by answered with real data`);
+console.log(`smoke: ok — ${(history.data as unknown[]).length} history rows, balances, transfers and funded-by answered with real data; compressed token balance ${zk[0].balance} of ${zk[0].mint}`);
 
 process.kill(child.pid!, 'SIGINT');
 const code = await new Promise<number | null>((resolve) => {
