@@ -8,6 +8,7 @@ import { buildApp } from '../api/app.js';
 import { createFileTokenRegistry, type TokenInfo } from '../pricing/token-registry.js';
 import { createIngester, type Ingester } from '../ingest/pipeline.js';
 import { loadTreeFile } from './light-trees.js';
+import { createTipWatcher, type TipWatcher } from '../sources/tip-watcher.js';
 import { createRpcPoller, fetchAccounts, type RpcPoller } from '../sources/rpc-poller.js';
 import { getCheckpoint } from '../store/chain.js';
 import { createApiKey } from '../store/keys.js';
@@ -17,6 +18,8 @@ import { upsertIdentities } from '../store/identities.js';
 import { createOffchainFetcher, offchainConfig } from '../offchain/fetcher.js';
 import { createProverClient } from '../api/zk/prover.js';
 import { createRpcTransactionFetcher } from '../api/zk/transaction-fetcher.js';
+
+const maxOrNull = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.max(a, b));
 
 export async function runServe(opts: { demo: boolean }): Promise<number> {
   const rt = await openRuntime();
@@ -43,6 +46,7 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
 
   let ingester: Ingester | null = null;
   let poller: RpcPoller | null = null;
+  let tips: TipWatcher | null = null;
   let ingestDone: Promise<void> = Promise.resolve();
   if (rpcUrl) {
     const url = rpcUrl;
@@ -55,6 +59,9 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
       logger,
     });
     closers.push(() => poller!.close());
+    // The cluster tip, watched apart from the poller, so a stalled ingester shows as lagging (getIndexerHealth, /ready).
+    tips = createTipWatcher(url, { commitment: config.commitment, logger });
+    closers.push(() => tips!.close());
     if (config.zkTreesFile) await loadTreeFile(db, config.zkTreesFile, 'SOLGATE_ZK_TREES');
     // Light trees the index does not know are discovered from the cluster's tree and queue accounts.
     ingester = createIngester(db, logger, { fetchAccounts: (keys) => fetchAccounts(url, keys, { commitment: config.commitment }) });
@@ -76,7 +83,7 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
     explorerTxUrl: config.explorerTxUrl,
     fetchAccounts: rpcUrl ? (keys) => fetchAccounts(rpcUrl!, keys, { commitment: config.commitment }) : undefined,
     trustProxy: config.trustProxy,
-    ingestStatus: poller ? () => ({ lastSlot: ingester?.stats.lastSlot ?? null, tip: poller!.stats.tip }) : undefined,
+    ingestStatus: poller ? () => ({ lastSlot: ingester?.stats.lastSlot ?? null, tip: maxOrNull(tips?.tip ?? null, poller!.stats.tip) }) : undefined,
     offchain,
     // ZK Compression: the validity-proof prover, full transactions for getTransactionWithCompressionInfo, health lag.
     zk: {
