@@ -38,7 +38,7 @@ export interface ZkStage {
   transactionsOnly(pending: ZkPending): Statement[] | null;
   /** Writes a prepared batch inside the write transaction `q`. */
   write(q: Queryable, pending: ZkPending): Promise<void>;
-  /** After a write: trims the non-compression transactions to the newest ones once enough were added. */
+  /** After a write: trims the non-compression transactions to the newest ones once many were added. */
   afterWrite(pending: ZkPending): Promise<void>;
   /** Counters: Light transactions parsed, undecodable Light data seen, tree problems reported. */
   readonly stats: { lightTransactions: number; parseFailures: number; treeProblems: number };
@@ -89,8 +89,10 @@ export function createZkStage(q: Queryable, opts: ZkStageOptions = {}): ZkStage 
       return s ? [s] : [];
     },
     async afterWrite(pending) {
+      // Trimmed once ten windows' worth were added: reads take the newest page anyway, so the extra rows only cost
+      // space, while trimming after every window would cost a delete per few blocks.
       sincePrune += pending.write.transactions.filter((t) => !t.usesCompression).length;
-      if (sincePrune < NON_COMPRESSION_KEEP) return;
+      if (sincePrune < 10 * NON_COMPRESSION_KEEP) return;
       sincePrune = 0;
       await pruneNonCompressionTransactions(q, NON_COMPRESSION_KEEP);
     },
