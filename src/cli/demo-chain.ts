@@ -1,13 +1,27 @@
 /**
  * The demo chain of `serve --demo` and `localnet --demo`: the built-in localnet (LiteSVM) plus a demo workload.
- * Slots continue after the database's checkpoint, so restarting the demo on the same data directory never
- * rewinds the indexed chain (each run uses fresh wallets and mints). With `light` (SOLGATE_LOCALNET_LIGHT, on
- * by default) the chain carries the Light Protocol programs and genesis trees and the workload adds ZK
- * Compression activity; if the Light genesis cannot be loaded the chain starts without it (with a warning).
+ * With `light` (SOLGATE_LOCALNET_LIGHT, on by default) the chain carries the Light Protocol programs and genesis
+ * trees and the workload adds ZK Compression activity; if the Light genesis cannot be loaded the chain starts
+ * without it (with a warning).
+ *
+ * Persistence across restarts (`serve --demo`, `snapshotDir` set): at graceful shutdown the workload and slot
+ * production stop, `settle()` waits (bounded) until the index has every slot the chain produced, and `save()`
+ * writes the chain (`chain.saveSnapshot`) and the workload's state (wallet keys, mints, spendable compressed
+ * accounts) into `snapshotDir`, atomically (a temporary directory renamed into place). At the next start a saved
+ * chain whose last slot equals the index checkpoint is restored and the workload continues on it with the same
+ * wallets and mints, so balances, mints and the Light trees (leaf indexes, sequence numbers, hence proofs) go on
+ * where the index left them. Otherwise (no snapshot: a crash, `kill -9`, a first run on an indexed database; or
+ * one of another database) a fresh chain starts after the checkpoint, so the indexed slots never rewind, with a
+ * warning: chain state starts over and the earlier run's ZK Compression trees are no longer on chain.
  */
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { createLocalnet, startDemoWorkload, type Localnet, type DemoWorkload, type LocalnetOptions } from '../sources/localnet/index.js';
-import type { LightDemoInfo } from '../sources/localnet/demo.js';
+import { createLocalnet, startDemoWorkload, type Localnet, type DemoWorkload, type LocalnetOptions, type ChainSnapshotMeta } from '../sources/localnet/index.js';
+import type { DemoOptions, DemoState, LightDemoInfo } from '../sources/localnet/demo.js';
+
+/** The snapshot directory's name inside SOLGATE_DATA_DIR. */
+export const DEMO_SNAPSHOT_DIR = 'localnet-snapshot';
 
 export interface DemoChain {
   url: string;
@@ -18,63 +32,250 @@ export interface DemoChain {
   light: LightDemoInfo | null;
   /** Whether the chain has the Light programs and genesis trees. */
   lightGenesis: boolean;
+  /** The first slot to index: after the restored snapshot's last slot, or the `startSlot` asked for. */
   startSlot: number;
+  /** Whether the chain (and the workload, when one was saved) continues a saved snapshot. */
+  restored: boolean;
   localnet: Localnet;
+  /**
+   * Stops the workload and slot production (the open slot is closed), then waits until `indexedSlot()` reaches the
+   * chain's last slot or `timeoutMs` (default 15 s) passes. Returns whether the index caught up (a warning otherwise).
+   */
+  settle(o: { indexedSlot: () => Promise<number | null>; timeoutMs?: number }): Promise<boolean>;
+  /**
+   * After `settle()` returned true (and ideally after ingestion and `stop()`): saves the chain and the workload into
+   * `snapshotDir`. Returns the saved slot, or null when there is nothing to save (no `snapshotDir`, not settled, the
+   * chain moved since) — with a warning in the last two cases.
+   */
+  save(): number | null;
+  /** Stops the workload, slot production and the JSON-RPC server (idempotent). */
   stop(): Promise<void>;
+}
+
+/** What `save()` writes last into the snapshot directory: its presence marks the directory complete. */
+interface SnapshotManifest {
+  version: 1;
+  /** Last slot of the saved chain (= the index checkpoint when it was saved). */
+  slot: number;
+  /** Whether the saved chain carries the Light genesis. */
+  light: boolean;
+  savedAt: string;
+}
+
+interface FoundSnapshot {
+  dir: string;
+  manifest: SnapshotManifest;
 }
 
 export async function startDemoChain(o: {
   port: number; slotMs: number; startSlot: number; logger: Logger; workload?: boolean; light?: boolean;
+  /** Directory `save()` writes to and a restart restores from; unset = no persistence. */
+  snapshotDir?: string;
+  /** The index checkpoint: a saved chain is restored only when its last slot equals it. */
+  checkpoint?: number | null;
+  /** Workload pacing (tests). */
+  demo?: Pick<DemoOptions, 'intervalMs' | 'wallets'>;
 }): Promise<DemoChain> {
+  const { logger } = o;
   const start = async (opts: LocalnetOptions): Promise<Localnet> => {
     try {
       return await createLocalnet(opts);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw e;
-      o.logger.warn({ port: opts.port }, 'localnet: port in use; using a free port');
+      logger.warn({ port: opts.port }, 'localnet: port in use; using a free port');
       return createLocalnet({ ...opts, port: 0 });
     }
   };
   const base = { port: o.port, slotMs: o.slotMs, startSlot: o.startSlot };
-  let net: Localnet;
+  let net: Localnet | null = null;
   let lightGenesis = false;
-  if (o.light) {
+  let restoredFrom: FoundSnapshot | null = null;
+  let startSlot = o.startSlot;
+
+  if (o.snapshotDir) {
+    const found = findSnapshots(o.snapshotDir, logger);
+    const match = o.checkpoint == null ? undefined : found.find((s) => s.manifest.slot === o.checkpoint);
+    if (match) {
+      try {
+        net = await start({ ...base, snapshot: join(match.dir, 'chain') });
+        restoredFrom = match;
+        lightGenesis = match.manifest.light;
+        startSlot = match.manifest.slot + 1;
+        logger.info({ slot: match.manifest.slot, savedAt: match.manifest.savedAt, dir: match.dir }, 'localnet: chain restored from its snapshot; continuing after the indexed slot');
+        if (o.light && !lightGenesis) logger.warn('localnet: the restored chain has no Light genesis (saved with SOLGATE_LOCALNET_LIGHT=false); ZK Compression stays off on it');
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') throw e;
+        logger.warn({ err: e, dir: match.dir }, 'localnet: the chain snapshot could not be restored');
+      }
+    }
+    if (!net && o.checkpoint != null) {
+      logger.warn(
+        { checkpoint: o.checkpoint, snapshotSlots: found.map((s) => s.manifest.slot), snapshotDir: o.snapshotDir, startSlot },
+        `localnet: no chain snapshot matches the index checkpoint (slot ${o.checkpoint}; the last run did not shut down gracefully, or the snapshot belongs to another database): ` +
+        `starting a FRESH chain at slot ${startSlot}. Chain state restarted: balances, mints and the ZK Compression trees start over, ` +
+        'the index keeps the earlier run\'s rows, and Merkle proofs of the earlier run\'s compressed accounts are no longer available. ' +
+        'Delete the data directory for a consistent demo.',
+      );
+    } else if (!net && found.length) {
+      logger.warn({ snapshotSlots: found.map((s) => s.manifest.slot), snapshotDir: o.snapshotDir }, 'localnet: ignoring the chain snapshot: the index is empty; starting a fresh chain');
+    }
+  }
+
+  if (!net && o.light) {
     try {
       net = await start({ ...base, light: true });
       lightGenesis = true;
       const l = net.chain.light;
-      if (l) o.logger.debug({ version: l.version, programs: l.programs.length, accounts: l.accounts.length, readMs: Math.round(l.readMs), installMs: Math.round(l.installMs) }, 'localnet: Light genesis loaded');
+      if (l) logger.debug({ version: l.version, programs: l.programs.length, accounts: l.accounts.length, readMs: Math.round(l.readMs), installMs: Math.round(l.installMs) }, 'localnet: Light genesis loaded');
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') throw e;
-      o.logger.warn({ err: e }, 'localnet: could not load the Light Protocol genesis; starting without ZK Compression');
+      logger.warn({ err: e }, 'localnet: could not load the Light Protocol genesis; starting without ZK Compression');
       net = await start(base);
     }
-  } else {
+  } else if (!net) {
     net = await start(base);
   }
+  const localnet: Localnet = net;
+
+  const demoOptions = (resume?: DemoState): DemoOptions => ({
+    ...o.demo,
+    light: o.light === true && lightGenesis,
+    resume,
+    log: (message, context, level) => logger[level ?? 'debug'](context ?? {}, `demo: ${message}`),
+  });
   let demo: DemoWorkload | null = null;
   try {
-    if (o.workload !== false)
-      demo = await startDemoWorkload(net.chain, {
-        light: lightGenesis,
-        log: (message, context, level) => o.logger[level ?? 'debug'](context ?? {}, `demo: ${message}`),
-      });
+    if (o.workload !== false) {
+      const saved = restoredFrom ? readDemoState(restoredFrom.dir, logger) : null;
+      if (saved) {
+        try {
+          demo = await startDemoWorkload(localnet.chain, demoOptions(saved));
+        } catch (e) {
+          logger.warn({ err: e }, 'demo: the saved workload could not be resumed; setting up new demo wallets and mints on the restored chain');
+        }
+      }
+      demo ??= await startDemoWorkload(localnet.chain, demoOptions());
+    }
   } catch (e) {
-    await net.close();
+    await localnet.close();
     throw e;
   }
+
+  let stopped = false;
+  let settledSlot: number | null = null;
+  const quiesce = async (): Promise<number> => {
+    await demo?.stop();
+    localnet.chain.stop();
+    if (localnet.chain.pendingTransactions.length) localnet.chain.produceSlot();
+    return localnet.chain.slot;
+  };
+
   return {
-    url: net.url,
-    faucet: net.chain.faucet.address,
+    url: localnet.url,
+    faucet: localnet.chain.faucet.address,
     wallets: demo ? [...demo.wallets] : [],
     mints: demo ? { ...demo.mints } : { splToken: '', token2022: '' },
     light: demo?.light ?? null,
     lightGenesis,
-    startSlot: o.startSlot,
-    localnet: net,
+    startSlot,
+    restored: restoredFrom !== null,
+    localnet,
+    async settle({ indexedSlot, timeoutMs = 15_000 }) {
+      const last = await quiesce();
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const indexed = await indexedSlot();
+        if (indexed !== null && indexed >= last) {
+          settledSlot = last;
+          return true;
+        }
+        if (Date.now() >= deadline) {
+          logger.warn({ lastSlot: last, indexedSlot: indexed, timeoutMs }, 'localnet: the index did not reach the chain\'s last slot in time; the chain is not saved (the next start begins a fresh chain)');
+          return false;
+        }
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
+    save() {
+      if (!o.snapshotDir) return null;
+      const chain = localnet.chain;
+      if (settledSlot === null || chain.slot !== settledSlot || chain.pendingTransactions.length) {
+        logger.warn({ settledSlot, lastSlot: chain.slot, pending: chain.pendingTransactions.length }, 'localnet: the chain is not settled with the index; not saved');
+        return null;
+      }
+      const started = Date.now();
+      writeSnapshotAtomically(o.snapshotDir, (dir) => {
+        chain.saveSnapshot(join(dir, 'chain'));
+        if (demo) writeFileSync(join(dir, 'demo.json'), JSON.stringify(demo.state()));
+        const manifest: SnapshotManifest = { version: 1, slot: chain.slot, light: lightGenesis, savedAt: new Date().toISOString() };
+        writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest));
+      });
+      logger.info({ slot: chain.slot, dir: o.snapshotDir, ms: Date.now() - started }, 'localnet: chain saved; the next start continues it');
+      return chain.slot;
+    },
     async stop() {
+      if (stopped) return;
+      stopped = true;
       await demo?.stop();
-      await net.close();
+      await localnet.close();
     },
   };
+}
+
+/**
+ * Complete snapshots under `dir` (or `dir.tmp`, complete when a save was interrupted between its two renames),
+ * each checked against the chain metadata it holds.
+ */
+function findSnapshots(dir: string, logger: Logger): FoundSnapshot[] {
+  const found: FoundSnapshot[] = [];
+  for (const d of [dir, `${dir}.tmp`]) {
+    const file = join(d, 'manifest.json');
+    if (!existsSync(file)) continue;
+    try {
+      const manifest = JSON.parse(readFileSync(file, 'utf8')) as SnapshotManifest;
+      const meta = JSON.parse(readFileSync(join(d, 'chain.json'), 'utf8')) as ChainSnapshotMeta;
+      if (manifest.version !== 1 || meta.lastBlock.slot !== manifest.slot || !existsSync(join(d, 'chain'))) throw new Error('inconsistent snapshot files');
+      found.push({ dir: d, manifest });
+    } catch (e) {
+      logger.warn({ err: e, dir: d }, 'localnet: unreadable chain snapshot ignored');
+    }
+  }
+  return found;
+}
+
+function readDemoState(dir: string, logger: Logger): DemoState | null {
+  const file = join(dir, 'demo.json');
+  if (!existsSync(file)) return null;
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as DemoState;
+  } catch (e) {
+    logger.warn({ err: e, file }, 'demo: unreadable saved workload ignored');
+    return null;
+  }
+}
+
+/**
+ * Fills a fresh `dir.tmp` (`write` writes the manifest last), flushes it, then swaps it in for `dir` by renames: a
+ * reader sees the old complete snapshot, the new one, or (interrupted between the renames) the new one in `dir.tmp`.
+ */
+function writeSnapshotAtomically(dir: string, write: (tmp: string) => void): void {
+  const tmp = `${dir}.tmp`;
+  const old = `${dir}.old`;
+  rmSync(tmp, { recursive: true, force: true });
+  mkdirSync(tmp, { recursive: true });
+  write(tmp);
+  for (const f of ['chain', 'chain.json', 'demo.json', 'manifest.json']) {
+    const path = join(tmp, f);
+    if (!existsSync(path)) continue;
+    const fd = openSync(path, 'r');
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  }
+  rmSync(old, { recursive: true, force: true });
+  if (existsSync(dir)) renameSync(dir, old);
+  renameSync(tmp, dir);
+  rmSync(old, { recursive: true, force: true });
 }

@@ -2,6 +2,7 @@
  * `solgate serve [--demo]`: the HTTP gateway, plus in-process ingestion from SOLANA_RPC_URL, or (with --demo and
  * no cluster URL) from the built-in localnet running a demo workload. Shuts down gracefully on SIGINT/SIGTERM.
  */
+import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { openRuntime, seedIdentities, type Runtime } from './runtime.js';
 import { buildApp } from '../api/app.js';
@@ -12,7 +13,7 @@ import { createTipWatcher, type TipWatcher } from '../sources/tip-watcher.js';
 import { createRpcPoller, fetchAccounts, type RpcPoller } from '../sources/rpc-poller.js';
 import { getCheckpoint } from '../store/chain.js';
 import { createApiKey } from '../store/keys.js';
-import { startDemoChain, type DemoChain } from './demo-chain.js';
+import { DEMO_SNAPSHOT_DIR, startDemoChain, type DemoChain } from './demo-chain.js';
 import { getTipSlot } from './ingest.js';
 import { upsertIdentities } from '../store/identities.js';
 import { createOffchainFetcher, offchainConfig } from '../offchain/fetcher.js';
@@ -32,9 +33,13 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
   let rpcUrl = config.rpcUrl;
   let demo: DemoChain | null = null;
   if (!rpcUrl && opts.demo) {
+    // The chain saved at the last graceful shutdown is restored when it ends at the checkpoint; otherwise a fresh
+    // chain starts after the checkpoint (indexed slots never rewind), with a warning that chain state restarted.
+    // The snapshot lives in SOLGATE_DATA_DIR, also with DATABASE_URL (the checkpoint check ties it to the database).
     const cp = await getCheckpoint(db);
     demo = await startDemoChain({
       port: config.localnetPort, slotMs: config.localnetSlotMs, startSlot: cp === null ? 0 : cp + 1, logger, light: config.localnetLight,
+      snapshotDir: join(config.dataDir, DEMO_SNAPSHOT_DIR), checkpoint: cp,
     });
     closers.push(() => demo!.stop());
     rpcUrl = demo.url;
@@ -103,9 +108,24 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
     process.once('SIGTERM', stop);
   });
   logger.info('solgate: shutting down');
+  // The demo chain stops producing, the ingester indexes its last slot (bounded wait), then the chain is saved.
+  const demoSettled = demo && ingester ? await demo.settle({ indexedSlot: () => getCheckpoint(db) }).catch((err) => {
+    logger.error({ err }, 'localnet: settling the demo chain failed');
+    return false;
+  }) : false;
   ctl.abort();
   await app.close();
   await ingestDone;
+  if (demo) {
+    await demo.stop().catch(() => {});
+    if (demoSettled) {
+      try {
+        demo.save();
+      } catch (err) {
+        logger.error({ err }, 'localnet: saving the demo chain failed; the next start begins a fresh chain');
+      }
+    }
+  }
   for (const c of closers.reverse()) await c().catch(() => {});
   await db.close();
   return 0;

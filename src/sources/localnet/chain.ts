@@ -132,6 +132,7 @@ export class LocalChain {
       this.store.add(genesis);
       this.recentBlockhashes.set(genesis.blockhash, 0);
       this.slotHashes = [{ slot: BigInt(slot), hash: genesis.blockhash }];
+      svm.setSlotHashes(this.slotHashes);
       this.openSlot = slot + 1;
     }
     this.applyClock();

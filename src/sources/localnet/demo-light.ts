@@ -14,7 +14,8 @@
  * queue is closed V2 activity stops (one more line) and only V1 compressions continue — never a stream of
  * failing transactions. A compressed account is spent by index with its exact leaf index and value, which the
  * demo tracks: the leaf index of a V2 output is its queue's next index when it was written (outputs in
- * instruction order), confirmed by reading the queue before and after each transaction.
+ * instruction order), confirmed by reading the queue before and after each transaction. `state()` saves the mint,
+ * the spendable accounts and the queues' budgets; `resume` continues from them on the same chain state.
  */
 import { generateKeyPairSigner, type Address, type Instruction, type KeyPairSigner } from '@solana/kit';
 import type { DemoClient } from './demo-client.js';
@@ -61,6 +62,18 @@ export interface LightDemo {
   readonly info: LightDemoInfo;
   /** One compressed operation (V2 SOL or token transfer, V1 or V2 compression, in rotation). */
   tick(): Promise<void>;
+  /** What `startLightDemo(…, resume)` needs to continue on the same chain state (call it between ticks). */
+  state(): LightDemoState;
+}
+
+/** The compressed activity saved with a chain snapshot (JSON): its mint, the spendable V2 accounts, the queues' budgets. */
+export interface LightDemoState {
+  mint: Address;
+  /** Compressed SOL and tokens still spendable by index: wallet index, output queue, leaf index, value (decimal). */
+  sol: { owner: number; queue: string; leafIndex: number; value: string }[];
+  tokens: { owner: number; queue: string; leafIndex: number; value: string }[];
+  /** Budget left per V2 output queue (bounded again by the queue's free room when resumed). */
+  queues: { queue: string; room: number; open: boolean }[];
 }
 
 type Send = (payer: KeyPairSigner, instructions: Instruction[]) => Promise<string>;
@@ -96,6 +109,7 @@ const OPS = ['sol-transfer', 'compress-v1', 'token-transfer', 'compress-v1', 'co
 export async function startLightDemo(
   ctx: { client: DemoClient; send: Send; wallets: KeyPairSigner[]; log: DemoLog },
   opts: LightDemoOptions = {},
+  resume?: LightDemoState,
 ): Promise<LightDemo> {
   const { client, send, wallets, log } = ctx;
   const n = wallets.length;
@@ -113,7 +127,9 @@ export async function startLightDemo(
   const queues: Queue[] = [];
   for (const tree of LIGHT_STATE_TREES_V2) {
     const q: Queue = { tree, room: 0, open: true };
-    q.room = Math.max(0, Math.min(opts.v2OutputsPerQueue ?? Number.MAX_SAFE_INTEGER, (await counters(q)).free));
+    const saved = resume?.queues.find((x) => x.queue === tree.queue);
+    const budget = saved ? (saved.open ? saved.room : 0) : (opts.v2OutputsPerQueue ?? Number.MAX_SAFE_INTEGER);
+    q.room = Math.max(0, Math.min(budget, (await counters(q)).free));
     queues.push(q);
   }
   let stopped = false;
@@ -156,56 +172,68 @@ export async function startLightDemo(
     return { landed: true, first: after.next - before.next === outputs ? before.next : null };
   };
 
-  // ---- setup ----
+  // ---- setup (or the saved state of an earlier run on this chain) ----
   const admin = wallets[0];
-  const mintSigner = await generateKeyPairSigner();
-  const mint = mintSigner.address;
-  await send(admin, await getCreateCompressedMintInstructions({
-    payer: admin, mint: mintSigner, mintAuthority: admin.address, decimals: COMPRESSED_DEMO_DECIMALS, rentLamports: await client.rent(82),
-  }));
   const queueFor = (i: number, k: number): Queue | undefined => {
     const q = queues[i % queues.length];
     return q.open && q.room >= k ? q : roomy(k)[0];
   };
-  for (let i = 0; i < n; i++) {
-    const w = wallets[i];
-    // The first compression on a chain creates the SOL pool PDA: at least its rent-exempt minimum (890 880).
-    const q = queueFor(i, 1);
-    if (q) {
-      const lamports = 1_000_000_000n + BigInt(rand(1_000_000));
-      const r = await sendV2(q, 1, w, [getCompressSolInstruction({ payer: w, lamports, outputTree: q.tree })]);
-      if (r.landed) stats.compressions++;
-      if (r.first !== null) sol.push({ owner: i, queue: q, leafIndex: r.first, value: lamports });
+  let mint: Address;
+  if (resume) {
+    mint = resume.mint;
+    const held = (h: LightDemoState['sol'][number]): Held[] => {
+      const queue = queues.find((q) => q.tree.queue === h.queue);
+      return queue && h.owner < n ? [{ owner: h.owner, queue, leafIndex: h.leafIndex, value: BigInt(h.value) }] : [];
+    };
+    sol.push(...resume.sol.flatMap(held));
+    tokens.push(...resume.tokens.flatMap(held));
+    log('ZK Compression demo resumed', { mint, openV2Queues: queues.filter((q) => q.open).length, spendable: sol.length + tokens.length });
+  } else {
+    const mintSigner = await generateKeyPairSigner();
+    mint = mintSigner.address;
+    await send(admin, await getCreateCompressedMintInstructions({
+      payer: admin, mint: mintSigner, mintAuthority: admin.address, decimals: COMPRESSED_DEMO_DECIMALS, rentLamports: await client.rent(82),
+    }));
+    for (let i = 0; i < n; i++) {
+      const w = wallets[i];
+      // The first compression on a chain creates the SOL pool PDA: at least its rent-exempt minimum (890 880).
+      const q = queueFor(i, 1);
+      if (q) {
+        const lamports = 1_000_000_000n + BigInt(rand(1_000_000));
+        const r = await sendV2(q, 1, w, [getCompressSolInstruction({ payer: w, lamports, outputTree: q.tree })]);
+        if (r.landed) stats.compressions++;
+        if (r.first !== null) sol.push({ owner: i, queue: q, leafIndex: r.first, value: lamports });
+      }
+      await send(w, [getCompressSolInstruction({ payer: w, lamports: 250_000_000n, outputTree: LIGHT_STATE_TREES_V1[i % LIGHT_STATE_TREES_V1.length] })]);
+      stats.compressions++;
+      stats.v1Outputs++;
     }
-    await send(w, [getCompressSolInstruction({ payer: w, lamports: 250_000_000n, outputTree: LIGHT_STATE_TREES_V1[i % LIGHT_STATE_TREES_V1.length] })]);
-    stats.compressions++;
+    // Compressed tokens for every wallet, the wallets grouped by the queue they were spread over.
+    const groups = new Map<Queue, number[]>();
+    for (let i = 0; i < n; i++) {
+      const q = queueFor(i, 1);
+      if (q) groups.set(q, [...(groups.get(q) ?? []), i]);
+    }
+    for (const [q, members] of groups) {
+      const take = members.slice(0, q.room);
+      const amounts = take.map(() => (1_000n + BigInt(rand(1_000))) * 10n ** BigInt(COMPRESSED_DEMO_DECIMALS));
+      const ix = await getCompressedMintToInstruction({
+        payer: admin, mint, mintAuthority: admin, outputTree: q.tree,
+        recipients: take.map((i, k) => ({ owner: wallets[i].address, amount: amounts[k] })),
+      });
+      const r = await sendV2(q, take.length, admin, [ix]);
+      if (r.landed) stats.tokenMints++;
+      if (r.first !== null) take.forEach((i, k) => tokens.push({ owner: i, queue: q, leafIndex: r.first! + k, value: amounts[k] }));
+    }
+    // One V1 mint (a token account in a V1 tree: readable, not spendable without a prover).
+    await send(admin, [await getCompressedMintToInstruction({
+      payer: admin, mint, mintAuthority: admin, outputTree: LIGHT_STATE_TREES_V1[0],
+      recipients: [{ owner: admin.address, amount: 500n * 10n ** BigInt(COMPRESSED_DEMO_DECIMALS) }],
+    })]);
+    stats.tokenMints++;
     stats.v1Outputs++;
+    log('ZK Compression demo ready', { mint, openV2Queues: queues.filter((q) => q.open).length, v2Outputs: stats.v2Outputs });
   }
-  // Compressed tokens for every wallet, the wallets grouped by the queue they were spread over.
-  const groups = new Map<Queue, number[]>();
-  for (let i = 0; i < n; i++) {
-    const q = queueFor(i, 1);
-    if (q) groups.set(q, [...(groups.get(q) ?? []), i]);
-  }
-  for (const [q, members] of groups) {
-    const take = members.slice(0, q.room);
-    const amounts = take.map(() => (1_000n + BigInt(rand(1_000))) * 10n ** BigInt(COMPRESSED_DEMO_DECIMALS));
-    const ix = await getCompressedMintToInstruction({
-      payer: admin, mint, mintAuthority: admin, outputTree: q.tree,
-      recipients: take.map((i, k) => ({ owner: wallets[i].address, amount: amounts[k] })),
-    });
-    const r = await sendV2(q, take.length, admin, [ix]);
-    if (r.landed) stats.tokenMints++;
-    if (r.first !== null) take.forEach((i, k) => tokens.push({ owner: i, queue: q, leafIndex: r.first! + k, value: amounts[k] }));
-  }
-  // One V1 mint (a token account in a V1 tree: readable, not spendable without a prover).
-  await send(admin, [await getCompressedMintToInstruction({
-    payer: admin, mint, mintAuthority: admin, outputTree: LIGHT_STATE_TREES_V1[0],
-    recipients: [{ owner: admin.address, amount: 500n * 10n ** BigInt(COMPRESSED_DEMO_DECIMALS) }],
-  })]);
-  stats.tokenMints++;
-  stats.v1Outputs++;
-  log('ZK Compression demo ready', { mint, openV2Queues: queues.filter((q) => q.open).length, v2Outputs: stats.v2Outputs });
 
   // ---- steady activity ----
   /** Spends one held account by index: part to another wallet (change back) or, with one output of room, all of it. */
@@ -279,5 +307,12 @@ export async function startLightDemo(
       v2Stopped: () => stopped,
     },
     tick,
+    state: () => {
+      const saved = (h: Held) => ({ owner: h.owner, queue: h.queue.tree.queue, leafIndex: h.leafIndex, value: h.value.toString() });
+      return {
+        mint, sol: sol.map(saved), tokens: tokens.map(saved),
+        queues: queues.map((q) => ({ queue: q.tree.queue, room: q.room, open: q.open })),
+      };
+    },
   };
 }

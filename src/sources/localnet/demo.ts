@@ -6,18 +6,23 @@
  * On a chain with the Light genesis it also does ZK Compression activity (compressed SOL and tokens, V1 and
  * V2 trees; `demo-light.ts`), one compressed transaction every fourth transfer.
  * Every transaction is built with @solana/kit and the @solana-program/* instruction builders.
+ * A stopped workload's `state()` (wallet keys, mints, table, spendable compressed accounts), saved with a chain
+ * snapshot, lets `resume` continue it on the restored chain without any setup (`serve --demo` restarts).
  */
-import { generateKeyPairSigner, type Address, type Instruction, type KeyPairSigner } from '@solana/kit';
+import { createKeyPairSignerFromPrivateKeyBytes, generateKeyPairSigner, type Address, type Instruction, type KeyPairSigner } from '@solana/kit';
 import { getCreateAccountInstruction, getTransferSolInstruction } from '@solana-program/system';
 import * as spl from '@solana-program/token';
 import * as t22 from '@solana-program/token-2022';
+import { base58ToBytes, bytesToBase58 } from '../../core/encoding.js';
 import { getCreateLookupTableInstruction, getExtendLookupTableInstruction } from './alt.js';
 import type { LocalChain } from './chain.js';
 import { buildWireTransaction, demoClient, type DemoClient } from './demo-client.js';
-import { hasLightPrograms, startLightDemo, type DemoLog, type LightDemo, type LightDemoInfo, type LightDemoOptions } from './demo-light.js';
+import {
+  hasLightPrograms, startLightDemo, type DemoLog, type LightDemo, type LightDemoInfo, type LightDemoOptions, type LightDemoState,
+} from './demo-light.js';
 
 export { buildWireTransaction } from './demo-client.js';
-export type { LightDemoInfo, LightDemoOptions, LightDemoStats } from './demo-light.js';
+export type { LightDemoInfo, LightDemoOptions, LightDemoStats, LightDemoState } from './demo-light.js';
 
 export interface DemoOptions {
   /** Number of wallets (>= 2). Default 4. */
@@ -37,6 +42,27 @@ export interface DemoOptions {
   lightOptions?: LightDemoOptions;
   /** Progress lines; `level` is unset for routine ones, 'info'/'warn' for those a user should see. */
   log?: DemoLog;
+  /**
+   * Continue a workload saved with `state()` on the same chain state (a chain restored from the snapshot taken
+   * together with it): its wallets, mints and lookup table are reused and no setup transaction is sent. `wallets`
+   * is then ignored. The compressed activity resumes when `resume.light` is set and Light is on; when Light is
+   * on but the saved workload had none, it is set up as on a fresh chain.
+   */
+  resume?: DemoState;
+}
+
+/**
+ * What a stopped workload needs to continue on a restored chain (JSON). Holds the demo wallets' private keys:
+ * localnet play money only.
+ */
+export interface DemoState {
+  version: 1;
+  /** Base58 32-byte private keys of the wallets; the first is the mints' authority and the table's. */
+  walletKeys: string[];
+  splMint: Address;
+  token2022Mint: Address;
+  lookupTable: Address;
+  light: LightDemoState | null;
 }
 
 export interface DemoWorkload {
@@ -47,23 +73,17 @@ export interface DemoWorkload {
   readonly stats: { sent: number; failedOnPurpose: number; errors: number };
   /** The compressed activity (mint, counters, V2 queues still open), or null when it is off. */
   readonly light: LightDemoInfo | null;
+  /** Whether this workload continued a saved one (`resume`) instead of setting up new wallets and mints. */
+  readonly resumed: boolean;
   stop(): Promise<void>;
+  /** What `resume` needs to continue this workload; consistent with the chain once `stop()` has returned. */
+  state(): DemoState;
 }
 
-const SLOT_HASHES_SYSVAR = 'SysvarS1otHashes111111111111111111111111111';
-
-/**
- * The newest slot of the SlotHashes sysvar (a lookup table's `recentSlot` must be listed there): a chain that
- * started at slot N > 0 lists no slot of its own until it produces one, so `getSlot` is not always usable.
- * Layout: u64 count, then (u64 slot, 32-byte hash) entries, newest first.
- */
-async function recentSlot(client: DemoClient): Promise<bigint> {
-  const sysvar = await client.account(SLOT_HASHES_SYSVAR);
-  if (sysvar && sysvar.data.length >= 16) {
-    const view = new DataView(sysvar.data.buffer, sysvar.data.byteOffset, sysvar.data.byteLength);
-    if (view.getBigUint64(0, true) > 0n) return view.getBigUint64(8, true);
-  }
-  return BigInt(await client.slot());
+/** A wallet whose private key can be saved (kit's generated key pairs are not extractable). */
+async function newWallet(): Promise<{ signer: KeyPairSigner; key: Uint8Array }> {
+  const key = crypto.getRandomValues(new Uint8Array(32));
+  return { signer: await createKeyPairSignerFromPrivateKeyBytes(key), key };
 }
 
 const SPL_DECIMALS = 6;
@@ -73,16 +93,140 @@ const T22_DECIMALS = 9;
 export async function startDemoWorkload(target: LocalChain | string, opts: DemoOptions = {}): Promise<DemoWorkload> {
   const client = demoClient(target);
   const log = opts.log ?? (() => {});
-  const n = Math.max(2, opts.wallets ?? 4);
-  const wallets = await Promise.all(Array.from({ length: n }, () => generateKeyPairSigner()));
-  const admin = wallets[0];
   const send = async (payer: KeyPairSigner, instructions: Instruction[], o: { skipPreflight?: boolean; version?: 'legacy' | 0; lookupTables?: Record<Address, Address[]> } = {}) => {
     const { blockhash, lastValidBlockHeight } = await client.latestBlockhash();
     const wire = await buildWireTransaction({ feePayer: payer, instructions, blockhash, lastValidBlockHeight, version: o.version, lookupTables: o.lookupTables });
     return client.send(wire, o.skipPreflight ?? false);
   };
+  const base = opts.resume ? await resumeBase(opts.resume) : await setUpBase(client, send, Math.max(2, opts.wallets ?? 4), opts.solPerWallet ?? 100);
+  const { wallets, walletKeys, splMint, t22Mint, splAtas, t22Atas, table, tableAddresses, tableReadyAfter } = base;
+  const n = wallets.length;
+  const lookupTables = { [table]: tableAddresses } as Record<Address, Address[]>;
+  let light: LightDemo | null = null;
+  const withLight = opts.light ?? (await hasLightPrograms(client));
+  if (withLight) {
+    if (opts.light && !(await hasLightPrograms(client))) throw new Error('demo: light requested but the chain has no Light programs and trees (start it with light: true)');
+    light = await startLightDemo({ client, send: (payer, instructions) => send(payer, instructions), wallets, log }, opts.lightOptions, opts.resume?.light ?? undefined);
+  }
+  log(opts.resume ? 'demo workload resumed' : 'demo workload ready', {
+    wallets: wallets.map((w) => w.address), splMint, token2022Mint: t22Mint, lookupTable: table,
+    compressedMint: light?.info.mint ?? null,
+  });
 
-  for (const w of wallets) await client.airdrop(w.address, BigInt(Math.round((opts.solPerWallet ?? 100) * 1e9)));
+  const stats = { sent: 0, failedOnPurpose: 0, errors: 0 };
+  const failureRate = opts.failureRate ?? 0.1;
+  const rand = (k: number) => Math.floor(Math.random() * k);
+  let round = 0;
+  const tick = async () => {
+    const i = rand(n);
+    const j = (i + 1 + rand(n - 1)) % n;
+    const from = wallets[i];
+    const kind = round++ % (light ? 4 : 3);
+    if (kind === 3) {
+      await light!.tick();
+      stats.sent++;
+      return;
+    }
+    const fail = Math.random() < failureRate;
+    const useTable = (await client.slot()) > tableReadyAfter;
+    if (kind === 0) {
+      const amount = fail ? 10n ** 18n : BigInt(1_000 + rand(1_000_000));
+      await send(from, [getTransferSolInstruction({ source: from, destination: wallets[j].address, amount })], { skipPreflight: fail });
+    } else if (kind === 1) {
+      const amount = fail ? 10n ** 18n : BigInt(1 + rand(10 ** SPL_DECIMALS));
+      await send(from, [spl.getTransferCheckedInstruction({ source: splAtas[i], mint: splMint, destination: splAtas[j], authority: from, amount, decimals: SPL_DECIMALS })], { skipPreflight: fail });
+    } else {
+      const amount = fail ? 10n ** 18n : BigInt(1 + rand(10 ** T22_DECIMALS));
+      await send(from, [t22.getTransferCheckedInstruction({ source: t22Atas[i], mint: t22Mint, destination: t22Atas[j], authority: from, amount, decimals: T22_DECIMALS })], {
+        skipPreflight: fail, version: 0, lookupTables: useTable ? lookupTables : undefined,
+      });
+    }
+    stats.sent++;
+    if (fail) stats.failedOnPurpose++;
+  };
+
+  let stopped = false;
+  let timer: NodeJS.Timeout | null = null;
+  let inFlight: Promise<void> = Promise.resolve();
+  const schedule = () => {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      inFlight = tick()
+        .catch((e: unknown) => {
+          stats.errors++;
+          log('demo transfer failed', { error: String(e) });
+        })
+        .finally(schedule);
+    }, opts.intervalMs ?? 500);
+  };
+  schedule();
+
+  return {
+    wallets: wallets.map((w) => w.address),
+    mints: { splToken: splMint, token2022: t22Mint },
+    lookupTable: table,
+    stats,
+    light: light?.info ?? null,
+    resumed: opts.resume !== undefined,
+    stop: async () => {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await inFlight;
+    },
+    state: () => ({
+      version: 1, walletKeys: walletKeys.map((k) => bytesToBase58(k)), splMint, token2022Mint: t22Mint, lookupTable: table,
+      light: light?.state() ?? null,
+    }),
+  };
+}
+
+/** The non-compressed part of a workload: wallets, the two mints and their ATAs, the lookup table. */
+interface DemoBase {
+  wallets: KeyPairSigner[];
+  walletKeys: Uint8Array[];
+  splMint: Address;
+  t22Mint: Address;
+  splAtas: Address[];
+  t22Atas: Address[];
+  table: Address;
+  tableAddresses: Address[];
+  /** The table's addresses are usable in slots after this one. */
+  tableReadyAfter: number;
+}
+
+type DemoSend = (payer: KeyPairSigner, instructions: Instruction[]) => Promise<string>;
+
+async function atasOf(wallets: KeyPairSigner[], splMint: Address, t22Mint: Address): Promise<{ splAtas: Address[]; t22Atas: Address[] }> {
+  const splAtas: Address[] = [];
+  const t22Atas: Address[] = [];
+  for (const w of wallets) {
+    splAtas.push((await spl.findAssociatedTokenPda({ owner: w.address, mint: splMint, tokenProgram: spl.TOKEN_PROGRAM_ADDRESS }))[0]);
+    t22Atas.push((await t22.findAssociatedTokenPda({ owner: w.address, mint: t22Mint, tokenProgram: t22.TOKEN_2022_PROGRAM_ADDRESS }))[0]);
+  }
+  return { splAtas, t22Atas };
+}
+
+const tableAddressesOf = (wallets: KeyPairSigner[], splAtas: Address[], t22Atas: Address[], splMint: Address, t22Mint: Address): Address[] =>
+  [...wallets.map((w) => w.address), ...splAtas, ...t22Atas, splMint, t22Mint];
+
+/** A saved workload's wallets, mints, ATAs and table, on a chain that already holds them (no transaction). */
+async function resumeBase(state: DemoState): Promise<DemoBase> {
+  if (state.version !== 1 || state.walletKeys.length < 2) throw new Error('demo: unusable saved workload state');
+  const walletKeys = state.walletKeys.map((k) => base58ToBytes(k));
+  const wallets = await Promise.all(walletKeys.map((k) => createKeyPairSignerFromPrivateKeyBytes(k)));
+  const { splAtas, t22Atas } = await atasOf(wallets, state.splMint, state.token2022Mint);
+  return {
+    wallets, walletKeys, splMint: state.splMint, t22Mint: state.token2022Mint, splAtas, t22Atas, table: state.lookupTable,
+    tableAddresses: tableAddressesOf(wallets, splAtas, t22Atas, state.splMint, state.token2022Mint), tableReadyAfter: 0,
+  };
+}
+
+/** Funds new wallets and creates the mints, ATAs (with supply) and the lookup table. */
+async function setUpBase(client: DemoClient, send: DemoSend, n: number, solPerWallet: number): Promise<DemoBase> {
+  const made = await Promise.all(Array.from({ length: n }, () => newWallet()));
+  const wallets = made.map((w) => w.signer);
+  const admin = wallets[0];
+  for (const w of wallets) await client.airdrop(w.address, BigInt(Math.round(solPerWallet * 1e9)));
 
   // SPL Token mint.
   const splMint = await generateKeyPairSigner();
@@ -115,96 +259,24 @@ export async function startDemoWorkload(target: LocalChain | string, opts: DemoO
   ]);
 
   // ATAs and initial supply for every wallet.
-  const splAtas: Address[] = [];
-  const t22Atas: Address[] = [];
-  for (const w of wallets) {
-    const [a] = await spl.findAssociatedTokenPda({ owner: w.address, mint: splMint.address, tokenProgram: spl.TOKEN_PROGRAM_ADDRESS });
-    const [b] = await t22.findAssociatedTokenPda({ owner: w.address, mint: t22Mint.address, tokenProgram: t22.TOKEN_2022_PROGRAM_ADDRESS });
-    splAtas.push(a);
-    t22Atas.push(b);
+  const { splAtas, t22Atas } = await atasOf(wallets, splMint.address, t22Mint.address);
+  for (let k = 0; k < n; k++) {
+    const w = wallets[k];
     await send(admin, [
-      spl.getCreateAssociatedTokenIdempotentInstruction({ payer: admin, ata: a, owner: w.address, mint: splMint.address }),
-      t22.getCreateAssociatedTokenIdempotentInstruction({ payer: admin, ata: b, owner: w.address, mint: t22Mint.address }),
-      spl.getMintToCheckedInstruction({ mint: splMint.address, token: a, mintAuthority: admin, amount: 1_000_000n * 10n ** BigInt(SPL_DECIMALS), decimals: SPL_DECIMALS }),
-      t22.getMintToCheckedInstruction({ mint: t22Mint.address, token: b, mintAuthority: admin, amount: 1_000_000n * 10n ** BigInt(T22_DECIMALS), decimals: T22_DECIMALS }),
+      spl.getCreateAssociatedTokenIdempotentInstruction({ payer: admin, ata: splAtas[k], owner: w.address, mint: splMint.address }),
+      t22.getCreateAssociatedTokenIdempotentInstruction({ payer: admin, ata: t22Atas[k], owner: w.address, mint: t22Mint.address }),
+      spl.getMintToCheckedInstruction({ mint: splMint.address, token: splAtas[k], mintAuthority: admin, amount: 1_000_000n * 10n ** BigInt(SPL_DECIMALS), decimals: SPL_DECIMALS }),
+      t22.getMintToCheckedInstruction({ mint: t22Mint.address, token: t22Atas[k], mintAuthority: admin, amount: 1_000_000n * 10n ** BigInt(T22_DECIMALS), decimals: T22_DECIMALS }),
     ]);
   }
 
-  // A lookup table holding the wallets, ATAs and mints (usable from the slot after the extension).
-  const created = await getCreateLookupTableInstruction({ authority: admin.address, payer: admin.address, recentSlot: await recentSlot(client) });
-  const tableAddresses = [...wallets.map((w) => w.address), ...splAtas, ...t22Atas, splMint.address, t22Mint.address];
+  // A lookup table holding the wallets, ATAs and mints (usable from the slot after the extension). Its recentSlot
+  // must be listed in the SlotHashes sysvar: the chain's latest block always is (genesis included).
+  const created = await getCreateLookupTableInstruction({ authority: admin.address, payer: admin.address, recentSlot: BigInt(await client.slot()) });
+  const tableAddresses = tableAddressesOf(wallets, splAtas, t22Atas, splMint.address, t22Mint.address);
   await send(admin, [created.instruction, getExtendLookupTableInstruction({ table: created.table, authority: admin.address, payer: admin.address, addresses: tableAddresses })]);
-  const tableReadyAfter = await client.slot();
-  const lookupTables = { [created.table]: tableAddresses } as Record<Address, Address[]>;
-  let light: LightDemo | null = null;
-  const withLight = opts.light ?? (await hasLightPrograms(client));
-  if (withLight) {
-    if (opts.light && !(await hasLightPrograms(client))) throw new Error('demo: light requested but the chain has no Light programs and trees (start it with light: true)');
-    light = await startLightDemo({ client, send: (payer, instructions) => send(payer, instructions), wallets, log }, opts.lightOptions);
-  }
-  log('demo workload ready', {
-    wallets: wallets.map((w) => w.address), splMint: splMint.address, token2022Mint: t22Mint.address, lookupTable: created.table,
-    compressedMint: light?.info.mint ?? null,
-  });
-
-  const stats = { sent: 0, failedOnPurpose: 0, errors: 0 };
-  const failureRate = opts.failureRate ?? 0.1;
-  const rand = (k: number) => Math.floor(Math.random() * k);
-  let round = 0;
-  const tick = async () => {
-    const i = rand(n);
-    const j = (i + 1 + rand(n - 1)) % n;
-    const from = wallets[i];
-    const kind = round++ % (light ? 4 : 3);
-    if (kind === 3) {
-      await light!.tick();
-      stats.sent++;
-      return;
-    }
-    const fail = Math.random() < failureRate;
-    const useTable = (await client.slot()) > tableReadyAfter;
-    if (kind === 0) {
-      const amount = fail ? 10n ** 18n : BigInt(1_000 + rand(1_000_000));
-      await send(from, [getTransferSolInstruction({ source: from, destination: wallets[j].address, amount })], { skipPreflight: fail });
-    } else if (kind === 1) {
-      const amount = fail ? 10n ** 18n : BigInt(1 + rand(10 ** SPL_DECIMALS));
-      await send(from, [spl.getTransferCheckedInstruction({ source: splAtas[i], mint: splMint.address, destination: splAtas[j], authority: from, amount, decimals: SPL_DECIMALS })], { skipPreflight: fail });
-    } else {
-      const amount = fail ? 10n ** 18n : BigInt(1 + rand(10 ** T22_DECIMALS));
-      await send(from, [t22.getTransferCheckedInstruction({ source: t22Atas[i], mint: t22Mint.address, destination: t22Atas[j], authority: from, amount, decimals: T22_DECIMALS })], {
-        skipPreflight: fail, version: 0, lookupTables: useTable ? lookupTables : undefined,
-      });
-    }
-    stats.sent++;
-    if (fail) stats.failedOnPurpose++;
-  };
-
-  let stopped = false;
-  let timer: NodeJS.Timeout | null = null;
-  let inFlight: Promise<void> = Promise.resolve();
-  const schedule = () => {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      inFlight = tick()
-        .catch((e: unknown) => {
-          stats.errors++;
-          log('demo transfer failed', { error: String(e) });
-        })
-        .finally(schedule);
-    }, opts.intervalMs ?? 500);
-  };
-  schedule();
-
   return {
-    wallets: wallets.map((w) => w.address),
-    mints: { splToken: splMint.address, token2022: t22Mint.address },
-    lookupTable: created.table,
-    stats,
-    light: light?.info ?? null,
-    stop: async () => {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await inFlight;
-    },
+    wallets, walletKeys: made.map((w) => w.key), splMint: splMint.address, t22Mint: t22Mint.address, splAtas, t22Atas,
+    table: created.table, tableAddresses, tableReadyAfter: await client.slot(),
   };
 }
