@@ -9,7 +9,6 @@
  * getLatestNonVotingSignatures): failed and vote transactions are not, and of a batch only the newest
  * {@link NON_COMPRESSION_KEEP} are, since the store keeps no more than that many anyway.
  */
-import { base58ToBytes } from '../core/encoding.js';
 import type { NormalizedTx } from '../core/model.js';
 import type { LightBatchEvent, LightStateUpdate, LightTreeRollover } from '../parsers/light/index.js';
 import { LIGHT_PROGRAMS } from '../parsers/light/index.js';
@@ -65,11 +64,15 @@ export function nonCompressionRow(tx: NormalizedTx): ZkTransactionRow | null {
   return { signature: tx.signature, slot: tx.slot, blockTime: tx.blockTime, usesCompression: false, error: null };
 }
 
-/** The newest `keep` rows by (slot, signature bytes), the order getLatestNonVotingSignatures pages in. */
+/**
+ * The rows of the newest slots holding at least `keep` rows (all rows of the boundary slot, so no signature has to be
+ * decoded to order ties; the store trims to exactly `keep` later). Order-independent.
+ */
 function newest(rows: ZkTransactionRow[], keep: number): ZkTransactionRow[] {
   if (rows.length <= keep) return rows;
-  const key = (r: ZkTransactionRow) => Buffer.from(base58ToBytes(r.signature));
-  return [...rows].sort((a, b) => b.slot - a.slot || Buffer.compare(key(b), key(a))).slice(0, keep);
+  const slots = rows.map((r) => r.slot).sort((a, b) => b - a);
+  const edge = slots[keep - 1];
+  return rows.filter((r) => r.slot >= edge);
 }
 
 /** Root hashes the V1 change-log events logged, by `tree|seq` (the last node of each path is the root). */
