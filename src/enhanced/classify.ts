@@ -1,0 +1,190 @@
+/**
+ * classifyTransaction: a transaction and its parsed events → the enhanced transaction shape (compat-facts §6).
+ * Pure and synchronous: no database, network, clock or logger; facts the transaction cannot give (owners of token
+ * accounts a meta-less record touches, token standards, symbols) come in through the context.
+ *
+ * What is classified:
+ *  - Bubblegum (compressed NFTs): the COMPRESSED_NFT_* types, CREATE_MERKLE_TREE, DELEGATE_MERKLE_TREE and
+ *    DECOMPRESS_NFT, source BUBBLEGUM, with `events.compressed`;
+ *  - transactions whose outer instructions only call System, SPL Token, Token-2022, Associated Token Account,
+ *    Compute Budget and Memo: BURN, TOKEN_MINT, TRANSFER (source SOLANA_PROGRAM_LIBRARY for tokens,
+ *    SYSTEM_PROGRAM for lamports), CLOSE_ACCOUNT, INITIALIZE_ACCOUNT (token account opened), SET_AUTHORITY (with
+ *    `events.setAuthority`), APPROVE, REVOKE, FREEZE, THAW — the first that applies, in that order;
+ *  - everything else (other programs at the top level, failed transactions, nothing of note): UNKNOWN, still
+ *    with its transfers, balance changes and instructions.
+ * Not covered yet: Token Metadata (NFT_MINT, BURN_NFT), MPL Core, swaps (`events.swap`), marketplace sales and
+ * listings (`events.nft`), staking; they come out as UNKNOWN with correct transfers.
+ */
+import type { Address, NormalizedTx } from '../core/model.js';
+import { ATA_PROGRAM, COMPUTE_BUDGET_PROGRAM, MEMO_PROGRAM, SYSTEM_PROGRAM, TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from '../core/programs.js';
+import { walkTransaction } from '../ingest/walk.js';
+import { BUBBLEGUM_PROGRAM, parseBubblegumTransaction, type CnftEvent } from '../parsers/bubblegum/index.js';
+import type { DomainEvent, TracedInstruction } from '../parsers/events.js';
+import { accountData } from './account-data.js';
+import { compressedEvents } from './compressed.js';
+import { enhancedInstructions } from './instructions.js';
+import { mintDecimalsResolver, tokenAccountResolver, type KnownAccounts } from './token-accounts.js';
+import { nativeTransfers, tokenMovements, type TokenMovement } from './transfers.js';
+import type {
+  CompressedNftEvent, EnhancedEvents, EnhancedTransaction, NativeTransfer, SetAuthorityEvent, TokenStandard,
+  TransactionError, TransactionSource, TransactionType,
+} from './types.js';
+
+const MEMO_V1_PROGRAM = 'Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo';
+
+/** Programs whose presence at the top level does not make a transaction anything but a plain transfer/token one. */
+const PLAIN_PROGRAMS: ReadonlySet<string> = new Set([
+  SYSTEM_PROGRAM, TOKEN_PROGRAM, TOKEN_2022_PROGRAM, ATA_PROGRAM, COMPUTE_BUDGET_PROGRAM, MEMO_PROGRAM, MEMO_V1_PROGRAM,
+]);
+
+const LAMPORTS_PER_SOL = 1_000_000_000;
+
+export interface ClassifyContext extends KnownAccounts {
+  /** Bubblegum events of the transaction; parsed from it when absent. */
+  cnftEvents?: readonly CnftEvent[];
+  /** Token standard of a mint (from Token Metadata); `Fungible` when unknown. */
+  tokenStandard?: (mint: Address) => TokenStandard | null;
+  /** How to name a mint in descriptions (e.g. its symbol); the mint address when unknown. */
+  tokenLabel?: (mint: Address) => string | null;
+}
+
+/**
+ * The enhanced form of `tx`. `events` are its parsed events (`parseTransaction(tx)`); a failed transaction changed
+ * nothing but its fee, so its events and Bubblegum operations are ignored (it keeps its balance changes, i.e. the
+ * fee, its instructions and `transactionError`).
+ */
+export function classifyTransaction(tx: NormalizedTx, events: readonly DomainEvent[], ctx: ClassifyContext = {}): EnhancedTransaction {
+  const err = tx.meta?.err ?? null;
+  const failed = err !== null && err !== undefined;
+  const evs = failed ? [] : events;
+  const cnft = failed ? [] : (ctx.cnftEvents ?? parseBubblegumTransaction(tx));
+
+  const resolve = tokenAccountResolver(tx, evs, ctx);
+  const movements = tokenMovements(evs, { resolve, mintDecimals: mintDecimalsResolver(tx, evs, ctx), tokenStandard: ctx.tokenStandard });
+  const native = nativeTransfers(evs);
+  const compressed = compressedEvents(cnft);
+  const ixs = walkTransaction(tx);
+  const setAuthority = setAuthorityEvents(evs, ixs);
+
+  const events_: EnhancedEvents = {};
+  if (compressed.length) events_.compressed = compressed;
+  if (setAuthority.length) events_.setAuthority = setAuthority;
+
+  const label = (mint: Address) => ctx.tokenLabel?.(mint) ?? mint;
+  const { type, source, description } = failed
+    ? { type: 'UNKNOWN' as const, source: 'UNKNOWN' as const, description: '' }
+    : classify(tx, ixs, evs, native, movements, compressed, label);
+
+  return {
+    description,
+    type,
+    source,
+    fee: tx.meta ? Number(tx.meta.fee) : 0,
+    feePayer: tx.accountKeys[0] ?? '',
+    signature: tx.signature,
+    slot: tx.slot,
+    timestamp: tx.blockTime ?? 0,
+    nativeTransfers: native,
+    tokenTransfers: movements.map((m) => m.transfer),
+    accountData: accountData(tx),
+    transactionError: failed ? (err as TransactionError) : null,
+    instructions: enhancedInstructions(tx),
+    events: events_,
+  };
+}
+
+interface Verdict {
+  type: TransactionType;
+  source: TransactionSource;
+  description: string;
+}
+
+function classify(
+  tx: NormalizedTx,
+  ixs: readonly TracedInstruction[],
+  events: readonly DomainEvent[],
+  native: readonly NativeTransfer[],
+  movements: readonly TokenMovement[],
+  compressed: readonly CompressedNftEvent[],
+  label: (mint: Address) => string,
+): Verdict {
+  if (compressed.length) {
+    const main = compressed.find((c) => c.type !== 'CREATE_MERKLE_TREE') ?? compressed[0];
+    return { type: main.type, source: 'BUBBLEGUM', description: compressedDescription(tx, main, compressed.filter((c) => c.type === main.type).length) };
+  }
+  const outer = ixs.filter((ix) => ix.path.inner === null);
+  if (outer.some((ix) => !PLAIN_PROGRAMS.has(ix.programId)) || ixs.some((ix) => ix.programId === BUBBLEGUM_PROGRAM))
+    return { type: 'UNKNOWN', source: 'UNKNOWN', description: '' };
+
+  const spl = (type: TransactionType, description = ''): Verdict => ({ type, source: 'SOLANA_PROGRAM_LIBRARY', description });
+  const burns = movements.filter((m) => m.kind === 'burn');
+  if (burns.length) return spl('BURN', sentences(burns.map((m) => `${who(m.transfer.fromUserAccount, m.transfer.fromTokenAccount)} burned ${m.transfer.tokenAmount} ${label(m.transfer.mint)}.`)));
+  const mints = movements.filter((m) => m.kind === 'mint');
+  if (mints.length) return spl('TOKEN_MINT', sentences(mints.map((m) => `${tx.accountKeys[0]} minted ${m.transfer.tokenAmount} ${label(m.transfer.mint)} to ${who(m.transfer.toUserAccount, m.transfer.toTokenAccount)}.`)));
+  const transfers = movements.filter((m) => m.kind === 'transfer');
+  if (transfers.length)
+    return spl(
+      'TRANSFER',
+      sentences(transfers.map((m) => `${who(m.transfer.fromUserAccount, m.transfer.fromTokenAccount)} transferred ${m.transfer.tokenAmount} ${label(m.transfer.mint)} to ${who(m.transfer.toUserAccount, m.transfer.toTokenAccount)}.`)),
+    );
+  const solTransfers = events.filter((e) => e.kind === 'sol.transfer' && e.lamports > 0n && e.instruction !== 'createAccount' && e.instruction !== 'createAccountWithSeed' && e.instruction !== 'createAccountAllowPrefund');
+  if (solTransfers.length)
+    return {
+      type: 'TRANSFER',
+      source: 'SYSTEM_PROGRAM',
+      description: sentences(solTransfers.map((e) => (e.kind === 'sol.transfer' ? `${e.from} transferred ${sol(e.lamports)} SOL to ${e.to}.` : ''))),
+    };
+  const has = (kind: DomainEvent['kind']) => events.some((e) => e.kind === kind);
+  if (has('token.closeAccount')) return spl('CLOSE_ACCOUNT', sentences(events.flatMap((e) => (e.kind === 'token.closeAccount' ? [`${tx.accountKeys[0]} closed token account ${e.account}.`] : []))));
+  if (has('token.initAccount')) return spl('INITIALIZE_ACCOUNT', sentences(events.flatMap((e) => (e.kind === 'token.initAccount' ? [`${tx.accountKeys[0]} opened a ${e.mint} token account ${e.account} for ${e.owner}.`] : []))));
+  if (has('token.setAuthority')) return spl('SET_AUTHORITY');
+  if (has('token.approve')) return spl('APPROVE');
+  if (has('token.revoke')) return spl('REVOKE');
+  if (has('token.freeze')) return spl('FREEZE');
+  if (has('token.thaw')) return spl('THAW');
+  const source: TransactionSource = events.some((e) => e.kind.startsWith('token.')) ? 'SOLANA_PROGRAM_LIBRARY' : native.length ? 'SYSTEM_PROGRAM' : 'UNKNOWN';
+  return { type: 'UNKNOWN', source, description: '' };
+}
+
+/** `events.setAuthority` from token SetAuthority instructions; `from` is the instruction's current-authority account. */
+function setAuthorityEvents(events: readonly DomainEvent[], ixs: readonly TracedInstruction[]): SetAuthorityEvent[] {
+  const out: SetAuthorityEvent[] = [];
+  for (const e of events) {
+    if (e.kind !== 'token.setAuthority') continue;
+    const ix = ixs.find((i) => i.path.outer === e.path.outer && i.path.inner === e.path.inner);
+    out.push({
+      account: e.target,
+      from: ix?.accounts[1] ?? '',
+      to: e.newAuthority ?? '',
+      instructionIndex: e.path.outer,
+      innerInstructionIndex: e.path.inner,
+    });
+  }
+  return out;
+}
+
+function compressedDescription(tx: NormalizedTx, c: CompressedNftEvent, count: number): string {
+  const asset = c.assetId ?? 'a compressed NFT';
+  const many = count > 1 ? ` (and ${count - 1} more)` : '';
+  switch (c.type) {
+    case 'COMPRESSED_NFT_MINT':
+      return `${tx.accountKeys[0]} minted compressed NFT ${asset}${many} to ${c.newLeafOwner ?? 'an unknown owner'}.`;
+    case 'COMPRESSED_NFT_TRANSFER':
+      return `${c.oldLeafOwner} transferred compressed NFT ${asset}${many} to ${c.newLeafOwner}.`;
+    case 'COMPRESSED_NFT_BURN':
+      return `${c.oldLeafOwner} burned compressed NFT ${asset}${many}.`;
+    case 'CREATE_MERKLE_TREE':
+      return `${tx.accountKeys[0]} created Merkle tree ${c.treeId}.`;
+    default:
+      return '';
+  }
+}
+
+const who = (user: string, tokenAccount: string) => user || tokenAccount;
+const sentences = (list: string[]) => list.join(' ');
+/** Lamports as SOL, exact to the lamport (no float rounding in the text). */
+function sol(lamports: bigint): string {
+  const whole = lamports / BigInt(LAMPORTS_PER_SOL);
+  const frac = (lamports % BigInt(LAMPORTS_PER_SOL)).toString().padStart(9, '0').replace(/0+$/, '');
+  return frac ? `${whole}.${frac}` : whole.toString();
+}
