@@ -34,6 +34,7 @@ const all = files.map((file) => {
   const e = classifyTransaction(tx, parseTransaction(tx));
   const wire = getTransactionDecoder().decode(base64ToBytes(raw.transaction[0]));
   const msg = getCompiledTransactionMessageDecoder().decode(wire.messageBytes);
+  if (msg.version === 1) throw new Error(`${file}: v1 messages are not recorded here`);
   const keys: string[] = [...msg.staticAccounts, ...(raw.meta.loadedAddresses?.writable ?? []), ...(raw.meta.loadedAddresses?.readonly ?? [])];
   const outerPrograms = msg.instructions.map((ix) => keys[ix.programAddressIndex]);
   const firstSig = bytesToBase58(Object.values(wire.signatures)[0] as Uint8Array);
