@@ -5,7 +5,8 @@
  *
  * What is classified:
  *  - Bubblegum (compressed NFTs): the COMPRESSED_NFT_* types, CREATE_MERKLE_TREE, DELEGATE_MERKLE_TREE and
- *    DECOMPRESS_NFT, source BUBBLEGUM, with `events.compressed`;
+ *    DECOMPRESS_NFT, source BUBBLEGUM, with `events.compressed` (also when another program invoked Bubblegum, e.g.
+ *    a marketplace settling a cNFT sale: until marketplaces are recognised that sale reads as a cNFT transfer);
  *  - transactions whose outer instructions only call System, SPL Token, Token-2022, Associated Token Account,
  *    Compute Budget and Memo: BURN, TOKEN_MINT, TRANSFER (source SOLANA_PROGRAM_LIBRARY for tokens,
  *    SYSTEM_PROGRAM for lamports), CLOSE_ACCOUNT, INITIALIZE_ACCOUNT (token account opened), SET_AUTHORITY (with
