@@ -2,8 +2,7 @@
  * The enhanced transaction shape (compat-facts §6: the reference's OpenAPI `EnhancedTransaction`, its Rust SDK's
  * `enhanced_transaction_types.rs`, and the webhook example). Field names and enum spellings are the wire names;
  * numbers are JSON numbers as the reference sends them (lamports and UI token amounts), signed raw token amounts
- * are decimal strings. Lamport counts above 2^53 (≈9 million SOL) lose precision as JSON numbers, as they do at the
- * reference.
+ * are decimal strings. Lamport counts above 2^53 (≈9 million SOL) lose precision as JSON numbers.
  */
 import type { Address, Signature } from '../core/model.js';
 import type { TransactionType } from './transaction-types.js';
