@@ -333,3 +333,38 @@ describe('/v0/webhooks: scope, auth, limits', () => {
     }
   });
 });
+
+describe('/v0/webhooks: helius-sdk v3 webhook client', () => {
+  // The SDK's webhook URLs are hard-coded (https://api-mainnet.helius-rpc.com/v0/webhooks); its fetch is routed to
+  // the gateway here, so the SDK's own request and response handling runs unchanged.
+  it('create, get, getAll, update, toggle, delete', async () => {
+    const { createHelius } = await import('helius-sdk');
+    const realFetch = globalThis.fetch;
+    globalThis.fetch = (async (input: string | URL | Request, init?: RequestInit) => {
+      const u = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
+      expect(u.host).toBe('api-mainnet.helius-rpc.com');
+      const r = await ta.app.inject({
+        method: (init?.method ?? 'GET') as 'GET',
+        url: `${u.pathname}${u.search}`,
+        headers: (init?.headers ?? {}) as Record<string, string>,
+        ...(init?.body !== undefined ? { payload: init.body as string } : {}),
+      });
+      return new Response(r.statusCode === 204 ? null : r.body, { status: r.statusCode, headers: r.headers as Record<string, string> });
+    }) as typeof fetch;
+    try {
+      const helius = createHelius({ apiKey: ta.key });
+      const created = await helius.webhooks.create({ webhookURL: 'https://example.com/sdk', transactionTypes: ['ANY'], accountAddresses: [A1, A1, A2], webhookType: 'enhanced' });
+      expect(created).toMatchObject({ webhookURL: 'https://example.com/sdk', accountAddresses: [A1, A2], active: true });
+      const id = created.webhookID;
+      expect((await helius.webhooks.get(id)).webhookID).toBe(id);
+      expect((await helius.webhooks.getAll()).map((w: { webhookID: string }) => w.webhookID)).toContain(id);
+      expect(await helius.webhooks.update(id, { transactionTypes: ['NFT_SALE'] })).toMatchObject({ transactionTypes: ['NFT_SALE'], accountAddresses: [A1, A2] });
+      expect((await helius.webhooks.toggle(id, false)).active).toBe(false);
+      expect(await helius.webhooks.delete(id)).toBe(true);
+      await expect(helius.webhooks.get(id)).rejects.toThrow(/status: 404/);
+      await expect(helius.webhooks.create({ webhookURL: 'http://example.com', transactionTypes: ['ANY'], accountAddresses: [A1] })).rejects.toThrow(/status: 400.*https/);
+    } finally {
+      globalThis.fetch = realFetch;
+    }
+  });
+});
