@@ -24,24 +24,24 @@
  * DATABASE_URL names the server (default postgres://postgres@127.0.0.1:5432/postgres); the benchmark's database is
  * created next to it and dropped at the end unless kept.
  */
-import { fork, type ChildProcess } from 'node:child_process';
-import { cpus, loadavg, totalmem } from 'node:os';
+import type { ChildProcess } from 'node:child_process';
+import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { request } from 'undici';
-import { createApiKey } from '../src/store/keys.js';
 import { refreshAssetIndex } from '../src/ingest/asset-index.js';
 import { countDirty } from '../src/store/das-index.js';
 import { verifyBuiltProof } from '../src/proofs/verify.js';
 import type { Db } from '../src/store/db.js';
 import { DATA_VERSION, DEFAULT_DATA_CONFIG, generateDasData, type DasDataConfig, type DasDataStats } from './gen/das-data.js';
-import { openDasBenchDb } from './gen/das-db.js';
 import { checkShapes, type ShapeReport } from './gen/das-shapes.js';
-import { explainRequest, type ExplainedStatement } from './gen/das-explain.js';
-import { runLoad, type LoadResult } from './gen/load.js';
+import { explainRequest } from './gen/das-explain.js';
+import type { LoadResult } from './gen/load.js';
 import { Rng } from './gen/rng.js';
 import { numberFlag, parseFlags } from './lib/args.js';
-import { fmt, table, writeResult } from './lib/report.js';
+import { loadSettingsLine, measureAgainstCeiling, type LoadCase } from './lib/http-load.js';
+import { explainRequests, printExplain, type ExplainedCase } from './lib/explain.js';
+import { databaseFacts, openKeptBenchDb } from './lib/kept-db.js';
+import { fmt, machineInfo, machineLine, table, writeResult, type Machine } from './lib/report.js';
 
 export const description = 'DAS reads on 1M synthetic assets (getAsset, getAssetsByOwner, searchAssets, getAssetProof) vs a one-query Fastify ceiling';
 /** Not part of a bare `npm run bench` (it builds a multi-GB database); run it by name. */
@@ -73,14 +73,7 @@ interface Sample {
   smallPairs: { owner: string; collection: string; n: number }[];
 }
 
-interface Case {
-  name: string;
-  target: 'app' | 'ceiling';
-  method?: string;
-  params: () => Record<string, unknown>;
-  /** Checks one answer (parsed) for the params that produced it; returns a problem or null. */
-  check?: (result: unknown, params: Record<string, unknown>) => string | null;
-}
+type Case = LoadCase<Record<string, unknown>>;
 
 export interface CaseResult extends LoadResult {
   name: string;
@@ -92,7 +85,7 @@ export interface CaseResult extends LoadResult {
 
 export interface DasResult {
   config: DasDataConfig & { duration: number; warmup: number; connections: number; pool: number; refreshBatch: number; minRequests: number; maxDuration: number };
-  machine: { cpus: number; cpuModel: string; memGB: number; node: string; postgres: string; sharedBuffers: string };
+  machine: Machine;
   database: { name: string; stage: 'new' | 'generated' | 'complete'; sizeGB: number };
   dataset: DasDataStats;
   rows: Record<string, number>;
@@ -100,9 +93,12 @@ export interface DasResult {
   shapes: ShapeReport | null;
   ceiling: { before: LoadResult & { loadAvg: number }; after: LoadResult & { loadAvg: number }; reqPerSec: number; p50Ms: number };
   cases: CaseResult[];
-  explain: { case: string; statements: Omit<ExplainedStatement, 'sql'>[] }[];
+  explain: ExplainedCase[];
   timestamp: string;
 }
+
+/** What a kept database records: 'complete' (generated and indexed), 'generated' (the index refresh still to do). */
+const STAGES = ['complete', 'generated'] as const;
 
 const ROW_TABLES = ['asset_accounts', 'mints', 'token_accounts', 'tm_edition_mints', 'cnft_assets', 'cnft_nodes', 'cnft_signatures',
   'das_assets', 'das_asset_groups', 'das_asset_creators', 'das_asset_authorities'];
@@ -123,7 +119,9 @@ export async function run(argv: string[] = []): Promise<DasResult> {
   const only = typeof flags.cases === 'string' ? flags.cases.split(',').map((s) => s.trim().toLowerCase()) : null;
   const keep = flags.keep === true;
 
-  const bench = await openDasBenchDb({
+  const bench = await openKeptBenchDb({
+    prefix: 'das',
+    stages: STAGES,
     keep,
     fresh: flags.fresh === true,
     stableName: `solgate_bench_das_${cfg.assets}_s${cfg.seed}`,
@@ -201,13 +199,7 @@ export async function run(argv: string[] = []): Promise<DasResult> {
       };
       await bench.mark('complete', { dataset, timings, shapes });
     }
-    const rows: Record<string, number> = {};
-    for (const t of ROW_TABLES) {
-      // Planner estimates (exact counts of the big tables would take a while; VACUUM ANALYZE made them accurate).
-      rows[t] = Number((await db.query<{ n: string }>('SELECT reltuples::bigint::text AS n FROM pg_class WHERE relname = $1', [t])).rows[0]?.n ?? 0);
-    }
-    const sizeGB = Number((await db.query<{ n: string }>('SELECT pg_database_size(current_database())::text AS n')).rows[0].n) / 1e9;
-    const sharedBuffers = (await db.query<{ v: string }>("SELECT current_setting('shared_buffers') AS v")).rows[0].v;
+    const { rows, sizeGB, sharedBuffers } = await databaseFacts(db, ROW_TABLES);
 
     // 2. Request parameters, sampled from the data.
     const sample = await sampleParams(db, cfg.seed);
@@ -216,7 +208,7 @@ export async function run(argv: string[] = []): Promise<DasResult> {
 
     const result: DasResult = {
       config: { ...cfg, ...opts },
-      machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? '?', memGB: Math.round(totalmem() / 1e9), node: process.version, postgres: bench.serverVersion, sharedBuffers },
+      machine: machineInfo(bench.serverVersion, sharedBuffers),
       database: { name: bench.name, stage: bench.stage, sizeGB: Number(sizeGB.toFixed(2)) },
       dataset,
       rows,
@@ -229,59 +221,16 @@ export async function run(argv: string[] = []): Promise<DasResult> {
     };
 
     if (flags['no-load'] !== true) {
-      const { key } = await createApiKey(db, { name: 'bench' });
-      const [app, ceiling] = await Promise.all([startServer('app', bench.url, opts.pool, children), startServer('ceiling', bench.url, opts.pool, children)]);
-      const rpcPath = `/?api-key=${encodeURIComponent(key)}`;
-      const origin = (port: number) => `http://127.0.0.1:${port}`;
-      const body = (c: Case, p: Record<string, unknown>) => (c.target === 'ceiling' ? JSON.stringify(p) : JSON.stringify({ jsonrpc: '2.0', id: 1, method: c.method, params: p }));
-
-      // Every case answers correctly before it is timed.
-      for (const c of cases) {
-        for (let i = 0; i < 5; i++) {
-          const p = c.params();
-          const res = await request(`${origin(c.target === 'app' ? app : ceiling)}${c.target === 'app' ? rpcPath : '/'}`, {
-            method: 'POST', headers: { 'content-type': 'application/json' }, body: body(c, p),
-          });
-          const json = (await res.body.json()) as { result?: unknown; error?: unknown };
-          const problem = res.statusCode !== 200 ? `HTTP ${res.statusCode}` : json.error ? JSON.stringify(json.error) : (c.check?.(json.result, p) ?? null);
-          if (problem) throw new Error(`das: ${c.name} answered wrongly for ${JSON.stringify(p)}: ${problem}`);
-        }
-      }
-      log(`das: every case answered correctly (5 requests each); load: ${opts.connections} connections, ${opts.warmup} s warm-up + ${opts.duration} s per case (longer, up to ${opts.maxDuration} s, until ${opts.minRequests} requests), pool ${opts.pool} per server`);
-
-      const load = async (c: Case, durationS = opts.duration) => ({
-        ...(await runLoad({
-          origin: origin(c.target === 'app' ? app : ceiling),
-          path: c.target === 'app' ? rpcPath : '/',
-          connections: opts.connections,
-          durationMs: durationS * 1000,
-          warmupMs: opts.warmup * 1000,
-          minRequests: opts.minRequests,
-          maxDurationMs: opts.maxDuration * 1000,
-          next: () => body(c, c.params()),
-          okPrefix: c.target === 'app' ? '{"jsonrpc":"2.0","result"' : '{"result"',
-        })),
-        loadAvg: Number(loadavg()[0].toFixed(2)),
-      });
       const ceilingCase = cases.find((c) => c.target === 'ceiling')!;
-      // Untimed warm-up of both servers (JIT, connection pools, caches) before anything is measured.
-      await load(ceilingCase, 5);
       const getAssetCase = cases.find((c) => c.method === 'getAsset');
-      if (getAssetCase) await load(getAssetCase, 5);
-      const before = await load(ceilingCase);
-      log(`das: ceiling (before): ${fmt(before.reqPerSec)} req/s, p50 ${fmt(before.p50Ms)} ms, p99 ${fmt(before.p99Ms)} ms`);
-      const measured: (LoadResult & { name: string; loadAvg: number })[] = [];
-      for (const c of cases.filter((x) => x.target === 'app')) {
-        const r = await load(c);
-        log(`das: ${c.name}: ${fmt(r.reqPerSec)} req/s, p50 ${fmt(r.p50Ms)} ms, p99 ${fmt(r.p99Ms)} ms${r.errors ? `, ${r.errors} errors (${r.firstError})` : ''}`);
-        measured.push({ name: c.name, ...r });
-      }
-      const after = await load(ceilingCase);
-      log(`das: ceiling (after): ${fmt(after.reqPerSec)} req/s, p50 ${fmt(after.p50Ms)} ms, p99 ${fmt(after.p99Ms)} ms`);
+      const { before, after, measured } = await measureAgainstCeiling({
+        label: 'das', db, serverScript: join(here, 'gen', 'das-server.ts'), databaseUrl: bench.url, children, cases, settings: opts,
+        warmUps: [{ case: ceilingCase, seconds: 5 }, ...(getAssetCase ? [{ case: getAssetCase, seconds: 5 }] : [])],
+        log,
+      });
       const ceil = { before, after, reqPerSec: (before.reqPerSec + after.reqPerSec) / 2, p50Ms: (before.p50Ms + after.p50Ms) / 2 };
       result.ceiling = ceil;
       result.cases = measured.map((m) => ({ ...m, xCeiling: Number((m.reqPerSec / ceil.reqPerSec).toFixed(4)), p50VsCeiling: Number((m.p50Ms / ceil.p50Ms).toFixed(2)) }));
-      for (const c of children) c.kill('SIGTERM');
     }
 
     // 3. Plans.
@@ -300,11 +249,8 @@ export async function run(argv: string[] = []): Promise<DasResult> {
         ['getAssetsByGroup limit 100 (collection of 10k)', 'getAssetsByGroup', { groupKey: 'collection', groupValue: wp.collection, page: 1, limit: 100 }],
         ['getAssetProof', 'getAssetProof', { id: sample.cnftIds[0] }],
       ];
-      for (const [name, method, params] of requests) {
-        const statements = await explainRequest(db, method, params);
-        result.explain.push({ case: name, statements: statements.map(({ sql: _sql, ...rest }) => rest) });
-      }
-      printExplain(result.explain, log);
+      result.explain = await explainRequests(requests, (method, params) => explainRequest(db, method, params));
+      printExplain(result.explain, log, false);
     }
 
     if (result.cases.length) printReport(result, log);
@@ -317,7 +263,7 @@ export async function run(argv: string[] = []): Promise<DasResult> {
 }
 
 async function shapeCheck(db: Db, log: (s: string) => void): Promise<ShapeReport> {
-  const scratch = await openDasBenchDb({ keep: false, fresh: true, stableName: '', want: {}, poolSize: 2 });
+  const scratch = await openKeptBenchDb({ prefix: 'das', stages: STAGES, keep: false, fresh: true, stableName: '', want: {}, poolSize: 2 });
   try {
     const r = await checkShapes(db, scratch.db);
     if (r.differences.length) {
@@ -397,48 +343,13 @@ function buildCases(s: Sample, rng: Rng): Case[] {
   ];
 }
 
-/** Forks bench/gen/das-server.ts in `mode`; resolves with its port. */
-function startServer(mode: 'app' | 'ceiling', url: string, pool: number, children: ChildProcess[]): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const child = fork(join(here, 'gen', 'das-server.ts'), [mode], {
-      execArgv: ['--import', 'tsx'],
-      env: { ...process.env, BENCH_DATABASE_URL: url, BENCH_POOL_SIZE: String(pool) },
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    });
-    children.push(child);
-    const timer = setTimeout(() => reject(new Error(`das: ${mode} server did not start within 60 s`)), 60_000);
-    child.once('message', (m: { port?: number }) => {
-      clearTimeout(timer);
-      if (m.port) resolve(m.port);
-      else reject(new Error(`das: ${mode} server sent ${JSON.stringify(m)}`));
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`das: ${mode} server exited with ${code}`));
-    });
-  });
-}
-
-function printExplain(explain: DasResult['explain'], log: (s?: string) => void): void {
-  log('\n=== EXPLAIN (ANALYZE, BUFFERS) of every statement per request');
-  for (const e of explain) {
-    log(`\n--- ${e.case}: ${e.statements.length} statement(s)`);
-    for (const s of e.statements) {
-      const verdict = s.flags.length ? `FLAGGED: ${s.flags.join('; ')}` : 'ok';
-      log(`  [${fmt(s.executionMs)} ms, ${fmt(s.rowsReturned)} rows, ${fmt(s.rowsScanned)} scanned; indexes: ${s.indexes.join(', ') || '-'}] ${verdict}`);
-      log(`    ${s.label}`);
-      if (s.list || s.flags.length) log(s.text.split('\n').map((l) => `      ${l}`).join('\n'));
-    }
-  }
-}
-
 function printReport(r: DasResult, log: (s?: string) => void): void {
   const d = r.dataset;
   log(`\n=== das: ${fmt(d.assets.total)} assets (${fmt(d.assets.tokenMetadata)} Token Metadata, ${fmt(d.assets.core)} Core, ${fmt(d.assets.compressed)} compressed, ${d.assets.collectionAssets} collection assets); ${d.collections} collections of ≤ ${fmt(r.config.collectionSize)}; ${d.owners.whales.length} whales (${d.owners.whales.map((w) => fmt(w.assets)).join(', ')}) + ${fmt(d.owners.small)} owners of 1-20`);
-  log(`    machine: ${r.machine.cpus} × ${r.machine.cpuModel}, ${r.machine.memGB} GB; PostgreSQL ${r.machine.postgres} (shared_buffers ${r.machine.sharedBuffers}) on the same machine; node ${r.machine.node}; database ${fmt(r.database.sizeGB)} GB`);
+  log(machineLine(r.machine, r.database.sizeGB));
   const t = r.timings;
   log(`    generation ${fmt(t.generateMs / 1000)} s${r.database.stage === 'generated' ? ' (earlier run)' : ''}; ANALYZE ${fmt((t.analyzeMs ?? 0) / 1000)} s; list index refresh (drainAssetIndex) ${fmt(t.drainMs / 1000)} s = ${fmt(t.assetsPerSec)} assets/s (${t.drainRounds} rounds); VACUUM ANALYZE ${fmt(t.vacuumAnalyzeMs / 1000)} s${r.database.stage === 'complete' ? ' (from the run that built the kept database)' : ''}`);
-  log(`    load: ${r.config.connections} keep-alive connections, ${r.config.warmup} s warm-up + ${r.config.duration} s per case (extended up to ${r.config.maxDuration} s until ${r.config.minRequests} requests); both servers in child processes with a pg pool of ${r.config.pool}`);
+  log(loadSettingsLine(r.config));
   log(`    ceiling (Fastify POST + SELECT … FROM das_assets WHERE id = $1): ${fmt(r.ceiling.before.reqPerSec)} req/s before, ${fmt(r.ceiling.after.reqPerSec)} after → ${fmt(r.ceiling.reqPerSec)} req/s, p50 ${fmt(r.ceiling.p50Ms)} ms\n`);
   log(table(['case', 'req/s', 'p50 ms', 'p99 ms', '× ceiling req/s', 'p50 ÷ ceiling p50', 'KB/answer', 'requests', 'window s', 'errors', 'load avg'], [
     ['ceiling (mean of before/after)', r.ceiling.reqPerSec, r.ceiling.p50Ms, (r.ceiling.before.p99Ms + r.ceiling.after.p99Ms) / 2, '1', '1', r.ceiling.before.bytesPerResponse / 1000, r.ceiling.before.requests + r.ceiling.after.requests, (r.ceiling.before.durationMs + r.ceiling.after.durationMs) / 1000, r.ceiling.before.errors + r.ceiling.after.errors, `${r.ceiling.before.loadAvg}/${r.ceiling.after.loadAvg}`],

@@ -26,22 +26,22 @@
  * postgres://postgres@127.0.0.1:5432/postgres); the benchmark's database is created next to it and dropped at the
  * end unless kept.
  */
-import { fork, type ChildProcess } from 'node:child_process';
-import { cpus, loadavg, totalmem } from 'node:os';
+import type { ChildProcess } from 'node:child_process';
+import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { request } from 'undici';
 import { bytesToBase58 } from '../src/core/encoding.js';
-import { createApiKey } from '../src/store/keys.js';
 import { initPoseidon, isAddressInLowElementRange, verifyLightProof, verifyNewAddressProof, type NewAddressProof } from '../src/proofs/light/index.js';
 import type { Db } from '../src/store/db.js';
 import { DATA_VERSION, DEFAULT_ZK_CONFIG, generateZkData, type ZkDataConfig, type ZkDataStats } from './gen/zk-data.js';
-import { openZkBenchDb } from './gen/zk-db.js';
-import { explainZkRequest, type ExplainedStatement } from './gen/zk-explain.js';
-import { runLoad, type LoadResult } from './gen/load.js';
+import { explainZkRequest } from './gen/zk-explain.js';
+import type { LoadResult } from './gen/load.js';
 import { Rng } from './gen/rng.js';
 import { numberFlag, parseFlags } from './lib/args.js';
-import { fmt, table, writeResult } from './lib/report.js';
+import { loadSettingsLine, measureAgainstCeiling, type LoadCase } from './lib/http-load.js';
+import { explainRequests, printExplain, type ExplainedCase } from './lib/explain.js';
+import { databaseFacts, openKeptBenchDb } from './lib/kept-db.js';
+import { fmt, machineInfo, machineLine, table, writeResult, type Machine } from './lib/report.js';
 
 export const description =
   'ZK Compression reads on 1M synthetic compressed accounts (getCompressedTokenAccountsByOwner, getMultipleCompressedAccountProofs ×100, getMultipleNewAddressProofsV2 ×100) vs a one-query Fastify ceiling';
@@ -60,14 +60,7 @@ interface Sample {
   addressTrees: string[];
 }
 
-interface Case {
-  name: string;
-  target: 'app' | 'ceiling';
-  method?: string;
-  params: () => unknown;
-  /** Checks one answer (parsed) for the params that produced it; returns a problem or null. */
-  check?: (result: unknown, params: unknown) => string | null;
-}
+type Case = LoadCase<unknown>;
 
 export interface CaseResult extends LoadResult {
   name: string;
@@ -81,14 +74,14 @@ export interface CaseResult extends LoadResult {
 
 export interface ZkResult {
   config: ZkDataConfig & { duration: number; warmup: number; connections: number; pool: number; minRequests: number; maxDuration: number; workers: number };
-  machine: { cpus: number; cpuModel: string; memGB: number; node: string; postgres: string; sharedBuffers: string };
+  machine: Machine;
   database: { name: string; reused: boolean; sizeGB: number };
   dataset: ZkDataStats;
   vacuumAnalyzeMs: number;
   rows: Record<string, number>;
   ceiling: { before: LoadResult & { loadAvg: number }; after: LoadResult & { loadAvg: number }; reqPerSec: number; p50Ms: number; p99Ms: number; aloneP50Ms: number };
   cases: CaseResult[];
-  explain: { case: string; statements: Omit<ExplainedStatement, 'sql'>[] }[];
+  explain: ExplainedCase[];
   timestamp: string;
 }
 
@@ -110,13 +103,16 @@ export async function run(argv: string[] = []): Promise<ZkResult> {
   const only = typeof flags.cases === 'string' ? flags.cases.split(',').map((s) => s.trim().toLowerCase()) : null;
   const keep = flags.keep === true;
 
-  const bench = await openZkBenchDb({
+  const bench = await openKeptBenchDb({
+    prefix: 'zk',
+    stages: ['complete'],
     keep,
     fresh: flags.fresh === true,
     stableName: `solgate_bench_zk_${cfg.accounts}_s${cfg.seed}`,
     want: { version: DATA_VERSION, ...cfg },
     poolSize: 4,
   });
+  const reused = bench.stage === 'complete';
   const children: ChildProcess[] = [];
   const cleanup = async () => {
     for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
@@ -124,12 +120,12 @@ export async function run(argv: string[] = []): Promise<ZkResult> {
   };
   try {
     const db = bench.db;
-    log(`zk: database ${bench.name} on PostgreSQL ${bench.serverVersion}${bench.reused ? ' (reused: dataset already generated)' : ''}`);
+    log(`zk: database ${bench.name} on PostgreSQL ${bench.serverVersion}${reused ? ' (reused: dataset already generated)' : ''}`);
 
     // 1. Dataset.
     let dataset: ZkDataStats;
     let vacuumAnalyzeMs: number;
-    if (bench.reused) {
+    if (reused) {
       dataset = bench.stored!.dataset as ZkDataStats;
       vacuumAnalyzeMs = bench.stored!.vacuumAnalyzeMs as number;
       const t = dataset.timings;
@@ -142,14 +138,9 @@ export async function run(argv: string[] = []): Promise<ZkResult> {
       await db.exec('VACUUM (ANALYZE)');
       vacuumAnalyzeMs = Math.round(performance.now() - t);
       log(`zk: VACUUM ANALYZE in ${fmt(vacuumAnalyzeMs / 1000)} s`);
-      await bench.markComplete({ dataset, vacuumAnalyzeMs });
+      await bench.mark('complete', { dataset, vacuumAnalyzeMs });
     }
-    const rows: Record<string, number> = {};
-    for (const t of ROW_TABLES) {
-      rows[t] = Number((await db.query<{ n: string }>('SELECT reltuples::bigint::text AS n FROM pg_class WHERE relname = $1', [t])).rows[0]?.n ?? 0);
-    }
-    const sizeGB = Number((await db.query<{ n: string }>('SELECT pg_database_size(current_database())::text AS n')).rows[0].n) / 1e9;
-    const sharedBuffers = (await db.query<{ v: string }>("SELECT current_setting('shared_buffers') AS v")).rows[0].v;
+    const { rows, sizeGB, sharedBuffers } = await databaseFacts(db, ROW_TABLES);
 
     // 2. Request parameters, sampled from the data.
     const sample = await sampleParams(db, cfg.seed);
@@ -159,8 +150,8 @@ export async function run(argv: string[] = []): Promise<ZkResult> {
 
     const result: ZkResult = {
       config: { ...cfg, ...opts },
-      machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? '?', memGB: Math.round(totalmem() / 1e9), node: process.version, postgres: bench.serverVersion, sharedBuffers },
-      database: { name: bench.name, reused: bench.reused, sizeGB: Number(sizeGB.toFixed(2)) },
+      machine: machineInfo(bench.serverVersion, sharedBuffers),
+      database: { name: bench.name, reused, sizeGB: Number(sizeGB.toFixed(2)) },
       dataset,
       vacuumAnalyzeMs,
       rows,
@@ -171,80 +162,23 @@ export async function run(argv: string[] = []): Promise<ZkResult> {
     };
 
     if (flags['no-load'] !== true) {
-      const { key } = await createApiKey(db, { name: 'bench' });
-      const [app, ceiling] = await Promise.all([startServer('app', bench.url, opts.pool, children), startServer('ceiling', bench.url, opts.pool, children)]);
-      const rpcPath = `/?api-key=${encodeURIComponent(key)}`;
-      const origin = (port: number) => `http://127.0.0.1:${port}`;
-      const body = (c: Case, p: unknown) => (c.target === 'ceiling' ? JSON.stringify(p) : JSON.stringify({ jsonrpc: '2.0', id: 1, method: c.method, params: p }));
-
-      // Every case answers correctly before it is timed.
-      for (const c of cases) {
-        for (let i = 0; i < 5; i++) {
-          const p = c.params();
-          const res = await request(`${origin(c.target === 'app' ? app : ceiling)}${c.target === 'app' ? rpcPath : '/'}`, {
-            method: 'POST', headers: { 'content-type': 'application/json' }, body: body(c, p),
-          });
-          const json = (await res.body.json()) as { result?: unknown; error?: unknown };
-          const problem = res.statusCode !== 200 ? `HTTP ${res.statusCode}` : json.error ? JSON.stringify(json.error) : (c.check?.(json.result, p) ?? null);
-          if (problem) throw new Error(`zk: ${c.name} answered wrongly for ${JSON.stringify(p).slice(0, 300)}: ${problem}`);
-        }
-      }
-      log(`zk: every case answered correctly (5 requests each, proofs verified); load: ${opts.connections} connections, ${opts.warmup} s warm-up + ${opts.duration} s per case (longer, up to ${opts.maxDuration} s, until ${opts.minRequests} requests), pool ${opts.pool} per server`);
-
-      const load = async (c: Case, durationS = opts.duration, minRequests = opts.minRequests) => ({
-        ...(await runLoad({
-          origin: origin(c.target === 'app' ? app : ceiling),
-          path: c.target === 'app' ? rpcPath : '/',
-          connections: opts.connections,
-          durationMs: durationS * 1000,
-          warmupMs: opts.warmup * 1000,
-          minRequests,
-          maxDurationMs: opts.maxDuration * 1000,
-          next: () => body(c, c.params()),
-          okPrefix: c.target === 'app' ? '{"jsonrpc":"2.0","result"' : '{"result"',
-        })),
-        loadAvg: Number(loadavg()[0].toFixed(2)),
-      });
-      // One connection, one request at a time: the cost of a request without queueing behind the others.
-      const alone = async (c: Case) =>
-        (await runLoad({
-          origin: origin(c.target === 'app' ? app : ceiling),
-          path: c.target === 'app' ? rpcPath : '/',
-          connections: 1,
-          durationMs: 1000,
-          warmupMs: 0,
-          minRequests: 5,
-          maxDurationMs: 30_000,
-          next: () => body(c, c.params()),
-          okPrefix: c.target === 'app' ? '{"jsonrpc":"2.0","result"' : '{"result"',
-        })).p50Ms;
       const ceilingCase = cases.find((c) => c.target === 'ceiling')!;
-      // Untimed warm-up of both servers (JIT, connection pools, caches) before anything is measured.
-      await load(ceilingCase, 5, 0);
-      for (const c of cases.filter((x) => x.target === 'app')) await load(c, 2, 0);
-      const before = await load(ceilingCase);
-      log(`zk: ceiling (before): ${fmt(before.reqPerSec)} req/s, p50 ${fmt(before.p50Ms)} ms, p99 ${fmt(before.p99Ms)} ms`);
-      const measured: (LoadResult & { name: string; loadAvg: number; aloneP50Ms: number })[] = [];
-      for (const c of cases.filter((x) => x.target === 'app')) {
-        const r = await load(c);
-        const a = await alone(c);
-        log(`zk: ${c.name}: ${fmt(r.reqPerSec)} req/s, p50 ${fmt(r.p50Ms)} ms, p99 ${fmt(r.p99Ms)} ms${r.errors ? `, ${r.errors} errors (${r.firstError})` : ''}; alone p50 ${fmt(a)} ms`);
-        measured.push({ name: c.name, ...r, aloneP50Ms: a });
-      }
-      const after = await load(ceilingCase);
-      log(`zk: ceiling (after): ${fmt(after.reqPerSec)} req/s, p50 ${fmt(after.p50Ms)} ms, p99 ${fmt(after.p99Ms)} ms`);
-      const ceilingAlone = await alone(ceilingCase);
+      const { before, after, ceilingAloneP50Ms, measured } = await measureAgainstCeiling({
+        label: 'zk', db, serverScript: join(here, 'gen', 'zk-server.ts'), databaseUrl: bench.url, children, cases, settings: opts,
+        warmUps: [{ case: ceilingCase, seconds: 5, minRequests: 0 }, ...cases.filter((x) => x.target === 'app').map((c) => ({ case: c, seconds: 2, minRequests: 0 }))],
+        alone: true, checkedNote: ', proofs verified', clipParams: 300, log,
+      });
       const ceil = {
-        before, after, aloneP50Ms: ceilingAlone, reqPerSec: (before.reqPerSec + after.reqPerSec) / 2, p50Ms: (before.p50Ms + after.p50Ms) / 2, p99Ms: (before.p99Ms + after.p99Ms) / 2,
+        before, after, aloneP50Ms: ceilingAloneP50Ms!, reqPerSec: (before.reqPerSec + after.reqPerSec) / 2, p50Ms: (before.p50Ms + after.p50Ms) / 2, p99Ms: (before.p99Ms + after.p99Ms) / 2,
       };
       result.ceiling = ceil;
       result.cases = measured.map((m) => ({
         ...m,
+        aloneP50Ms: m.aloneP50Ms!,
         xCeiling: Number((m.reqPerSec / ceil.reqPerSec).toFixed(4)),
         p50VsCeiling: Number((m.p50Ms / ceil.p50Ms).toFixed(2)),
         p99VsCeiling: Number((m.p99Ms / ceil.p99Ms).toFixed(2)),
       }));
-      for (const c of children) c.kill('SIGTERM');
     }
 
     // 3. Plans.
@@ -259,11 +193,8 @@ export async function run(argv: string[] = []): Promise<ZkResult> {
         [`getMultipleCompressedAccountProofs ×${BATCH}`, 'getMultipleCompressedAccountProofs', pickDistinct(erng, sample.hashes, BATCH)],
         [`getMultipleNewAddressProofsV2 ×${BATCH}`, 'getMultipleNewAddressProofsV2', newAddresses(erng, sample.addressTrees, BATCH)],
       ];
-      for (const [name, method, params] of requests) {
-        const statements = await explainZkRequest(db, method, params);
-        result.explain.push({ case: name, statements: statements.map(({ sql: _sql, ...rest }) => rest) });
-      }
-      printExplain(result.explain, log);
+      result.explain = await explainRequests(requests, (method, params) => explainZkRequest(db, method, params));
+      printExplain(result.explain, log, true);
     }
 
     printDataset(result, log);
@@ -359,41 +290,6 @@ function buildCases(s: Sample, rng: Rng): Case[] {
   ];
 }
 
-/** Forks bench/gen/zk-server.ts in `mode`; resolves with its port. */
-function startServer(mode: 'app' | 'ceiling', url: string, pool: number, children: ChildProcess[]): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const child = fork(join(here, 'gen', 'zk-server.ts'), [mode], {
-      execArgv: ['--import', 'tsx'],
-      env: { ...process.env, BENCH_DATABASE_URL: url, BENCH_POOL_SIZE: String(pool) },
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    });
-    children.push(child);
-    const timer = setTimeout(() => reject(new Error(`zk: ${mode} server did not start within 60 s`)), 60_000);
-    child.once('message', (m: { port?: number }) => {
-      clearTimeout(timer);
-      if (m.port) resolve(m.port);
-      else reject(new Error(`zk: ${mode} server sent ${JSON.stringify(m)}`));
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`zk: ${mode} server exited with ${code}`));
-    });
-  });
-}
-
-function printExplain(explain: ZkResult['explain'], log: (s?: string) => void): void {
-  log('\n=== EXPLAIN (ANALYZE, BUFFERS) of every statement per request');
-  for (const e of explain) {
-    log(`\n--- ${e.case}: ${e.statements.length} statement(s)`);
-    for (const s of e.statements) {
-      const verdict = s.flags.length ? `FLAGGED: ${s.flags.join('; ')}` : 'ok';
-      log(`  [${fmt(s.executionMs)} ms, ${fmt(s.rowsReturned)} rows, ${fmt(s.rowsScanned)} scanned; indexes: ${s.indexes.join(', ') || '-'}] ${verdict}`);
-      log(`    ${s.label}`);
-      log(s.text.split('\n').map((l) => `      ${l}`).join('\n'));
-    }
-  }
-}
-
 function printDataset(r: ZkResult, log: (s?: string) => void): void {
   const d = r.dataset;
   const a = d.accounts;
@@ -401,12 +297,12 @@ function printDataset(r: ZkResult, log: (s?: string) => void): void {
   log(`\n=== zk: ${fmt(a.total)} compressed accounts (${fmt(a.token)} token, ${fmt(a.sol)} SOL, ${fmt(a.program)} program-owned with data, ${fmt(a.withAddress)} with an address; ${fmt(a.spent)} spent; ${fmt(a.v1)} in V1 trees, ${fmt(a.v2)} in V2 trees of which ${fmt(a.inOutputQueue)} in output queues); ${d.mints} mints`);
   log(`    owners: ${d.owners.whales.length} whales (${d.owners.whales.map((w) => `${fmt(w.accounts)} accounts/${fmt(w.unspentTokenAccounts)} unspent token`).join(', ')}) + ${fmt(d.owners.small)} owners of 1-20 (${fmt(d.owners.smallWithTokens)} with token accounts)`);
   log(table(['tree', 'type', 'height', 'entries', 'leaves', 'nodes', 'root seq'], d.trees.map((x) => [x.tree.slice(0, 8) + '…', x.type, x.height, x.entries, x.leaves, x.nodes, x.rootSeq])));
-  log(`    machine: ${r.machine.cpus} × ${r.machine.cpuModel}, ${r.machine.memGB} GB; PostgreSQL ${r.machine.postgres} (shared_buffers ${r.machine.sharedBuffers}) on the same machine; node ${r.machine.node}; database ${fmt(r.database.sizeGB)} GB`);
+  log(machineLine(r.machine, r.database.sizeGB));
   log(`    generation${r.database.reused ? ' (the run that built the kept database)' : ''}: ${fmt(t.generateMs / 1000)} s = plan ${fmt(t.planMs / 1000)} s + Poseidon ${fmt(t.poseidonMs / 1000)} s (${fmt(t.hashes)} hashes, ${fmt(t.hashesPerSec)}/s on ${t.workers} workers; ${fmt(t.poseidonUsOneCore)} µs per hash on one core) + writes: accounts ${fmt(t.writeAccountsMs / 1000)} s, ${fmt(d.rows.stateNodes)} tree nodes ${fmt(t.writeNodesMs / 1000)} s, ${fmt(d.rows.indexedElements)} indexed elements ${fmt(t.writeElementsMs / 1000)} s; VACUUM ANALYZE ${fmt(r.vacuumAnalyzeMs / 1000)} s`);
 }
 
 function printReport(r: ZkResult, log: (s?: string) => void): void {
-  log(`    load: ${r.config.connections} keep-alive connections, ${r.config.warmup} s warm-up + ${r.config.duration} s per case (extended up to ${r.config.maxDuration} s until ${r.config.minRequests} requests); both servers in child processes with a pg pool of ${r.config.pool}`);
+  log(loadSettingsLine(r.config));
   log(`    ceiling (Fastify POST + SELECT … FROM zk_accounts WHERE hash = $1): ${fmt(r.ceiling.before.reqPerSec)} req/s before, ${fmt(r.ceiling.after.reqPerSec)} after → ${fmt(r.ceiling.reqPerSec)} req/s, p50 ${fmt(r.ceiling.p50Ms)} ms, p99 ${fmt(r.ceiling.p99Ms)} ms\n`);
   log(table(['case', '× ceiling req/s', 'req/s', 'p50 ms', 'p99 ms', 'p50 ÷ ceiling', 'p99 ÷ ceiling', 'alone p50 ms', 'KB/answer', 'requests', 'window s', 'errors', 'load avg'], [
     ['ceiling (mean of before/after)', '1', r.ceiling.reqPerSec, r.ceiling.p50Ms, r.ceiling.p99Ms, '1', '1', r.ceiling.aloneP50Ms, r.ceiling.before.bytesPerResponse / 1000, r.ceiling.before.requests + r.ceiling.after.requests, (r.ceiling.before.durationMs + r.ceiling.after.durationMs) / 1000, r.ceiling.before.errors + r.ceiling.after.errors, `${r.ceiling.before.loadAvg}/${r.ceiling.after.loadAvg}`],

@@ -1,62 +1,12 @@
 /**
- * A server for the DAS benchmark, run as a child process (`fork`) so the load generator does not share its event
- * loop: `app` is the real gateway (buildApp, as `solgate serve` builds it, without ingestion); `ceiling` is a
- * minimal Fastify app with one POST route answering one indexed PostgreSQL query (das_assets by primary key) —
- * the same-run ceiling the gateway's methods are compared with. Both use a `pg` pool of the same size and listen on
- * 127.0.0.1:0; the chosen port is sent to the parent over IPC. Stops on SIGTERM or when the parent goes away.
+ * The DAS benchmark's server (child process; bench/lib/bench-server.ts): the gateway, or the ceiling answering one
+ * indexed PostgreSQL query per request (das_assets by primary key).
  *
  *   argv: app|ceiling; env: BENCH_DATABASE_URL, BENCH_POOL_SIZE
  */
-import Fastify, { type FastifyInstance } from 'fastify';
-import pg from 'pg';
-import pino from 'pino';
-import { buildApp } from '../../src/api/app.js';
-import { createFileTokenRegistry } from '../../src/pricing/token-registry.js';
-import { openDb, type Db } from '../../src/store/db.js';
+import { serveBench } from '../lib/bench-server.js';
 
-const mode = process.argv[2];
-const url = process.env.BENCH_DATABASE_URL;
-const poolSize = Number(process.env.BENCH_POOL_SIZE ?? 10);
-if (!url || (mode !== 'app' && mode !== 'ceiling')) {
-  console.error('usage: das-server.ts app|ceiling (BENCH_DATABASE_URL, BENCH_POOL_SIZE)');
-  process.exit(2);
-}
-
-let app: FastifyInstance;
-let close: () => Promise<void>;
-if (mode === 'app') {
-  const db: Db = await openDb({ databaseUrl: url, poolSize });
-  app = await buildApp({
-    db,
-    logger: pino({ level: 'warn' }),
-    tokens: createFileTokenRegistry('/nonexistent/tokens.json'),
-    explorerTxUrl: 'https://orbmarkets.io/tx/',
-  });
-  close = () => db.close();
-} else {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize });
-  pool.on('error', () => {});
-  app = Fastify({ logger: false });
-  app.post('/', async (req, reply) => {
-    const id = (req.body as { id?: unknown } | null)?.id;
-    if (typeof id !== 'string') return reply.status(400).send({ error: 'id required' });
-    const { rows } = await pool.query(
-      'SELECT id, interface, owner, delegate, frozen, supply::text, compressed, burnt, json_uri, name, updated_slot FROM das_assets WHERE id = $1',
-      [id],
-    );
-    return { result: rows[0] ?? null };
-  });
-  close = () => pool.end();
-}
-
-await app.listen({ host: '127.0.0.1', port: 0 });
-const addr = app.server.address();
-process.send?.({ ready: true, port: typeof addr === 'object' && addr ? addr.port : 0, pid: process.pid });
-
-const stop = async () => {
-  await app.close().catch(() => {});
-  await close().catch(() => {});
-  process.exit(0);
-};
-process.on('SIGTERM', stop);
-process.on('disconnect', stop);
+await serveBench('das-server.ts', {
+  field: 'id',
+  sql: 'SELECT id, interface, owner, delegate, frozen, supply::text, compressed, burnt, json_uri, name, updated_slot FROM das_assets WHERE id = $1',
+});

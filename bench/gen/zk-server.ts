@@ -1,65 +1,15 @@
 /**
- * A server for the ZK benchmark, run as a child process (`fork`) so the load generator does not share its event
- * loop: `app` is the real gateway (buildApp, as `solgate serve` builds it, without ingestion, prover or transaction
- * fetcher — none of the measured methods needs them); `ceiling` is a minimal Fastify app with one POST route
- * answering one indexed PostgreSQL query (zk_accounts by primary key) — the same-run ceiling the gateway's methods
- * are compared with. Both use a `pg` pool of the same size and listen on 127.0.0.1:0; the chosen port is sent to
- * the parent over IPC. Stops on SIGTERM or when the parent goes away.
+ * The ZK benchmark's server (child process; bench/lib/bench-server.ts): the gateway, or the ceiling answering one
+ * indexed PostgreSQL query per request (zk_accounts by primary key, the base58 hash decoded).
  *
  *   argv: app|ceiling; env: BENCH_DATABASE_URL, BENCH_POOL_SIZE
  */
-import Fastify, { type FastifyInstance } from 'fastify';
-import pg from 'pg';
-import pino from 'pino';
-import { buildApp } from '../../src/api/app.js';
 import { base58ToBytes } from '../../src/core/encoding.js';
-import { createFileTokenRegistry } from '../../src/pricing/token-registry.js';
-import { openDb, type Db } from '../../src/store/db.js';
+import { serveBench } from '../lib/bench-server.js';
 
-const mode = process.argv[2];
-const url = process.env.BENCH_DATABASE_URL;
-const poolSize = Number(process.env.BENCH_POOL_SIZE ?? 10);
-if (!url || (mode !== 'app' && mode !== 'ceiling')) {
-  console.error('usage: zk-server.ts app|ceiling (BENCH_DATABASE_URL, BENCH_POOL_SIZE)');
-  process.exit(2);
-}
-
-let app: FastifyInstance;
-let close: () => Promise<void>;
-if (mode === 'app') {
-  const db: Db = await openDb({ databaseUrl: url, poolSize });
-  app = await buildApp({
-    db,
-    logger: pino({ level: 'warn' }),
-    tokens: createFileTokenRegistry('/nonexistent/tokens.json'),
-    explorerTxUrl: 'https://orbmarkets.io/tx/',
-  });
-  close = () => db.close();
-} else {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize });
-  pool.on('error', () => {});
-  app = Fastify({ logger: false });
-  app.post('/', async (req, reply) => {
-    const hash = (req.body as { hash?: unknown } | null)?.hash;
-    if (typeof hash !== 'string') return reply.status(400).send({ error: 'hash required' });
-    const { rows } = await pool.query(
-      `SELECT encode(hash, 'base64') AS hash, encode(owner, 'base64') AS owner, lamports::text, encode(tree, 'base64') AS tree, leaf_index, spent
+await serveBench('zk-server.ts', {
+  field: 'hash',
+  sql: `SELECT encode(hash, 'base64') AS hash, encode(owner, 'base64') AS owner, lamports::text, encode(tree, 'base64') AS tree, leaf_index, spent
          FROM zk_accounts WHERE hash = $1`,
-      [Buffer.from(base58ToBytes(hash))],
-    );
-    return { result: rows[0] ?? null };
-  });
-  close = () => pool.end();
-}
-
-await app.listen({ host: '127.0.0.1', port: 0 });
-const addr = app.server.address();
-process.send?.({ ready: true, port: typeof addr === 'object' && addr ? addr.port : 0, pid: process.pid });
-
-const stop = async () => {
-  await app.close().catch(() => {});
-  await close().catch(() => {});
-  process.exit(0);
-};
-process.on('SIGTERM', stop);
-process.on('disconnect', stop);
+  param: (hash) => Buffer.from(base58ToBytes(hash)),
+});

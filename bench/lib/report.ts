@@ -1,5 +1,6 @@
 /** Plain-text tables and the JSON result files of the benchmarks (`.bench-out/`, git-ignored). */
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -30,4 +31,23 @@ export function writeResult(name: string, data: unknown): string {
   const file = join(dir, `${name}.json`);
   writeFileSync(file, `${JSON.stringify(data, (_k, v) => (typeof v === 'bigint' ? v.toString() : v), 2)}\n`);
   return file;
+}
+
+/** The machine a benchmark ran on (for its result). */
+export interface Machine {
+  cpus: number;
+  cpuModel: string;
+  memGB: number;
+  node: string;
+  postgres: string;
+  sharedBuffers: string;
+}
+
+export function machineInfo(postgres: string, sharedBuffers: string): Machine {
+  return { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? '?', memGB: Math.round(totalmem() / 1e9), node: process.version, postgres, sharedBuffers };
+}
+
+/** The report line of the machine and the database size. */
+export function machineLine(m: Machine, sizeGB: number): string {
+  return `    machine: ${m.cpus} × ${m.cpuModel}, ${m.memGB} GB; PostgreSQL ${m.postgres} (shared_buffers ${m.sharedBuffers}) on the same machine; node ${m.node}; database ${fmt(sizeGB)} GB`;
 }
