@@ -96,6 +96,7 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
       getTransaction: rpcUrl ? createRpcTransactionFetcher(rpcUrl, { commitment: config.commitment }) : undefined,
       maxLagSlots: config.zkMaxLagSlots,
     },
+    webhooks: { allowHttp: config.webhooksAllowHttp, allowPrivate: config.webhooksAllowPrivate },
   });
   const address = await app.listen({ port: config.port, host: config.host });
   logger.info({ address, ingest: rpcUrl ?? 'off', database: db.kind }, 'solgate: listening');
