@@ -13,12 +13,13 @@ import type { NormalizedTx } from '../core/model.js';
 import type { LightBatchEvent, LightStateUpdate, LightTreeRollover } from '../parsers/light/index.js';
 import { LIGHT_PROGRAMS } from '../parsers/light/index.js';
 import { emptyZkWrite, type ZkTransactionRow, type ZkWrite } from '../store/zk/types.js';
+import { ZERO_HASH } from './fold-cnft.js';
 
 /** How many of the newest non-compression transactions the index keeps (Photon's getLatestNonVotingSignatures page). */
 export const NON_COMPRESSION_KEEP = 1000;
 
-/** The base58 of 32 zero bytes: a nullified V1 leaf. */
-export const ZERO_LEAF = '11111111111111111111111111111111';
+/** A nullified V1 leaf: 32 zero bytes. */
+export const ZERO_LEAF = ZERO_HASH;
 
 const VOTE_PROGRAM = 'Vote111111111111111111111111111111111111111';
 

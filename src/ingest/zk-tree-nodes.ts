@@ -22,7 +22,7 @@ import { zkTreeProblems } from '../core/metrics.js';
 import { nodeFromBase58, nodeToBase58 } from '../proofs/hash.js';
 import {
   addressToBigint, bigintToAddress, HIGHEST_ADDRESS_PLUS_ONE, indexedElementHash, initialIndexedElements, initPoseidon,
-  isZeroHash, leafNodeIndex, poseidonPair, proofNodeIndexes, zeroHash, type AddressTreeType, type IndexedElement,
+  isZeroHash, leafNodeIndex, nodeLevel, poseidonPair, proofNodeIndexes, zeroHash, type AddressTreeType, type IndexedElement,
 } from '../proofs/light/index.js';
 import type { Queryable } from '../store/db.js';
 import { getLowElements } from '../store/zk/indexed-tree.js';
@@ -78,12 +78,8 @@ class TreeNodes {
     return out;
   }
 
-  private level(n: number): number {
-    return this.height - Math.floor(Math.log2(n));
-  }
-
   hash(n: number): Uint8Array {
-    return this.nodes.get(n)?.hash ?? zeroHash(this.level(n));
+    return this.nodes.get(n)?.hash ?? zeroHash(nodeLevel(n, this.height));
   }
 
   leaf(leafIndex: number): Uint8Array {
@@ -128,7 +124,7 @@ class TreeNodes {
 
   rows(): ZkStateNodeRow[] {
     return [...this.written].map(([nodeIdx, n]) => {
-      const level = this.level(nodeIdx);
+      const level = nodeLevel(nodeIdx, this.height);
       return { tree: this.tree, nodeIdx, leafIdx: level === 0 ? nodeIdx - 2 ** this.height : null, level, hash: nodeToBase58(n.hash), seq: n.seq };
     });
   }
