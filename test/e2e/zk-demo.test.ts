@@ -18,16 +18,14 @@ import {
   v1StateTreeNextIndex, v2OutputQueueCounters,
 } from '../../src/sources/localnet/light.js';
 import { getCompressedTokenPoolAddress } from '../../src/sources/localnet/light-instructions.js';
-import { LIGHT_TREE_TYPE, parseLightTransaction, treeLookupFrom, type LightOutputAccount } from '../../src/parsers/light/index.js';
+import { LIGHT_TREE_TYPE, parseLightTransaction, type LightOutputAccount } from '../../src/parsers/light/index.js';
 import { createRpcPoller, fetchAccounts } from '../../src/sources/rpc-poller.js';
 import { createIngester } from '../../src/ingest/pipeline.js';
 import { getCheckpoint } from '../../src/store/chain.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { genesisStateTrees } from '../localnet/helpers.js';
 
-const trees = treeLookupFrom([
-  ...LIGHT_STATE_TREES_V1.map((t) => ({ tree: t.tree, queue: t.queue, treeType: LIGHT_TREE_TYPE.StateV1 })),
-  ...LIGHT_STATE_TREES_V2.map((t) => ({ tree: t.tree, queue: t.queue, treeType: LIGHT_TREE_TYPE.StateV2 })),
-]);
+const trees = genesisStateTrees;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let net: Localnet;

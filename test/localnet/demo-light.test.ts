@@ -18,14 +18,12 @@ import {
   v1StateTreeNextIndex, v2OutputQueueCounters,
 } from '../../src/sources/localnet/light.js';
 import { getCompressSolInstruction, getCompressedTokenPoolAddress } from '../../src/sources/localnet/light-instructions.js';
-import { LIGHT_TREE_TYPE, parseLightTransaction, treeLookupFrom, type LightOutputAccount } from '../../src/parsers/light/index.js';
+import { LIGHT_TREE_TYPE, parseLightTransaction, type LightOutputAccount } from '../../src/parsers/light/index.js';
 import { startDemoChain } from '../../src/cli/demo-chain.js';
 import type { LocalTx } from '../../src/sources/localnet/types.js';
+import { genesisStateTrees } from './helpers.js';
 
-const trees = treeLookupFrom([
-  ...LIGHT_STATE_TREES_V1.map((t) => ({ tree: t.tree, queue: t.queue, treeType: LIGHT_TREE_TYPE.StateV1 })),
-  ...LIGHT_STATE_TREES_V2.map((t) => ({ tree: t.tree, queue: t.queue, treeType: LIGHT_TREE_TYPE.StateV2 })),
-]);
+const trees = genesisStateTrees;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Every transaction of the chain's blocks from `first` on (the open slot must have been produced). */

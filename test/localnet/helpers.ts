@@ -8,6 +8,8 @@ import {
 import { getCreateAccountInstruction } from '@solana-program/system';
 import * as spl from '@solana-program/token';
 import { parseJsonLossless } from '../../src/sources/json.js';
+import { LIGHT_TREE_TYPE, treeLookupFrom } from '../../src/parsers/light/index.js';
+import { LIGHT_STATE_TREES_V1, LIGHT_STATE_TREES_V2 } from '../../src/sources/localnet/light.js';
 import { createLocalnet, type LocalChainOptions, type Localnet } from '../../src/sources/localnet/index.js';
 
 export interface RpcReply {
@@ -117,3 +119,9 @@ export async function fundedLocalnet(lamports: number, opts: LocalChainOptions =
   net.chain.produceSlot();
   return { net, rpc, payer };
 }
+
+/** The parser's tree lookup over the localnet's Light genesis state trees (V1 and V2). */
+export const genesisStateTrees = treeLookupFrom([
+  ...LIGHT_STATE_TREES_V1.map((t) => ({ tree: t.tree, queue: t.queue, treeType: LIGHT_TREE_TYPE.StateV1 })),
+  ...LIGHT_STATE_TREES_V2.map((t) => ({ tree: t.tree, queue: t.queue, treeType: LIGHT_TREE_TYPE.StateV2 })),
+]);
