@@ -8,6 +8,7 @@ import type { ApiDeps } from './deps.js';
 import { walletApi } from './rest/wallet/index.js';
 import { tokenMetadataApi } from './rest/token-metadata.js';
 import { webhooksApi } from './rest/webhooks.js';
+import { transactionsApi } from './rest/transactions.js';
 import { jsonRpcApi } from './rpc/index.js';
 import { normalizeError } from './plugins/errors.js';
 import { restErrorBody } from './wire/errors.js';
@@ -62,6 +63,7 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(async (scope) => walletApi(scope, deps));
   await app.register(async (scope) => tokenMetadataApi(scope, deps));
   await app.register(async (scope) => webhooksApi(scope, deps));
+  await app.register(async (scope) => transactionsApi(scope, deps));
   await app.register(async (scope) => jsonRpcApi(scope, deps));
   return app as unknown as FastifyInstance;
 }
