@@ -21,14 +21,19 @@ import { ATA_PROGRAM, COMPUTE_BUDGET_PROGRAM, MEMO_PROGRAM, SYSTEM_PROGRAM, TOKE
 import { walkTransaction } from '../ingest/walk.js';
 import { BUBBLEGUM_PROGRAM, parseBubblegumTransaction, type CnftEvent } from '../parsers/bubblegum/index.js';
 import type { DomainEvent, TracedInstruction } from '../parsers/events.js';
+import { uiAmount } from '../core/encoding.js';
 import { accountData } from './account-data.js';
 import { compressedEvents } from './compressed.js';
 import { enhancedInstructions } from './instructions.js';
+import { marketplaceEvent, type MarketplaceVerdict } from './marketplaces.js';
+import { mplCoreOperations } from './mpl-core.js';
+import { swapEvent, swapHops } from './swaps.js';
 import { mintDecimalsResolver, tokenAccountResolver, type KnownAccounts } from './token-accounts.js';
-import { nativeTransfers, tokenMovements, type TokenMovement } from './transfers.js';
+import { tokenMetadataOperations, type NftOperation } from './token-metadata.js';
+import { nativeTransfers, tokenMovements, type TokenMovement, type TokenTransferOptions } from './transfers.js';
 import type {
-  CompressedNftEvent, EnhancedEvents, EnhancedTransaction, NativeTransfer, SetAuthorityEvent, TokenStandard,
-  TransactionError, TransactionSource, TransactionType,
+  CompressedNftEvent, EnhancedEvents, EnhancedTransaction, NativeTransfer, NftEvent, SetAuthorityEvent, SwapEvent,
+  TokenStandard, TransactionError, TransactionSource, TransactionType,
 } from './types.js';
 
 const MEMO_V1_PROGRAM = 'Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo';
@@ -60,11 +65,21 @@ export function classifyTransaction(tx: NormalizedTx, events: readonly DomainEve
   const evs = failed ? [] : events;
   const cnft = failed ? [] : (ctx.cnftEvents ?? parseBubblegumTransaction(tx));
 
+  const ixs = walkTransaction(tx);
+  const nftOps = failed ? [] : [...mplCoreOperations(ixs), ...tokenMetadataOperations(ixs)];
+  // Token standards the transaction's own instructions imply (an edition print, a master edition, a Create's
+  // standard, a marketplace sale of a 0-decimal token), used when the context does not know the mint.
+  const implied = new Map<Address, TokenStandard>();
+  for (const op of nftOps) if (op.tokenStandard && op.type !== 'UPDATE') implied.set(op.mint, op.tokenStandard);
+  const impliedStandard = (mint: Address): TokenStandard | null => ctx.tokenStandard?.(mint) ?? implied.get(mint) ?? null;
+  const market = failed ? null : marketplaceEvent(tx, ixs, (mint) => impliedStandard(mint) ?? 'NonFungible');
+  for (const n of market?.nft.nfts ?? []) if (!implied.has(n.mint)) implied.set(n.mint, n.tokenStandard);
+
   const resolve = tokenAccountResolver(tx, evs, ctx);
-  const movements = tokenMovements(evs, { resolve, mintDecimals: mintDecimalsResolver(tx, evs, ctx), tokenStandard: ctx.tokenStandard });
+  const transferOpts: TokenTransferOptions = { resolve, mintDecimals: mintDecimalsResolver(tx, evs, ctx), tokenStandard: impliedStandard };
+  const movements = tokenMovements(evs, transferOpts);
   const native = nativeTransfers(evs);
   const compressed = compressedEvents(cnft);
-  const ixs = walkTransaction(tx);
   const setAuthority = setAuthorityEvents(evs, ixs);
 
   const events_: EnhancedEvents = {};
@@ -72,9 +87,15 @@ export function classifyTransaction(tx: NormalizedTx, events: readonly DomainEve
   if (setAuthority.length) events_.setAuthority = setAuthority;
 
   const label = (mint: Address) => ctx.tokenLabel?.(mint) ?? mint;
-  const { type, source, description } = failed
+  const verdict: Verdict = failed
     ? { type: 'UNKNOWN' as const, source: 'UNKNOWN' as const, description: '' }
-    : classify(tx, ixs, evs, native, movements, compressed, label);
+    : (marketplaceVerdict(market, label) ??
+      swapVerdict(tx, ixs, evs, transferOpts, label) ??
+      (compressed.length ? null : nftVerdict(tx, nftOps, movements, impliedStandard, label)) ??
+      classify(tx, ixs, evs, native, movements, compressed, label));
+  const { type, source, description } = verdict;
+  if (verdict.nft) events_.nft = verdict.nft;
+  if (verdict.swap) events_.swap = verdict.swap;
 
   return {
     description,
@@ -98,6 +119,87 @@ interface Verdict {
   type: TransactionType;
   source: TransactionSource;
   description: string;
+  nft?: NftEvent;
+  swap?: SwapEvent;
+}
+
+function marketplaceVerdict(market: MarketplaceVerdict | null, label: (mint: Address) => string): Verdict | null {
+  if (!market) return null;
+  const n = market.nft;
+  const what = n.nfts.map((x) => label(x.mint)).join(', ') || 'an NFT';
+  const on = `on ${market.source}`;
+  const description =
+    n.type === 'NFT_SALE' ? `${n.seller || 'someone'} sold ${what} to ${n.buyer || 'someone'} for ${sol(BigInt(n.amount))} SOL ${on}.`
+    : n.type === 'NFT_LISTING' ? `${n.seller} listed an NFT ${on}.`
+    : n.type === 'NFT_CANCEL_LISTING' ? `${n.seller} cancelled a listing ${on}.`
+    : n.type === 'NFT_BID' ? `${n.buyer} placed a bid${n.amount ? ` of ${sol(BigInt(n.amount))} SOL` : ''} ${on}.`
+    : n.type === 'NFT_BID_CANCELLED' ? `${n.buyer} cancelled a bid ${on}.`
+    : '';
+  return { type: market.type, source: market.source, description, nft: { ...n, description } };
+}
+
+function swapVerdict(
+  tx: NormalizedTx,
+  ixs: readonly TracedInstruction[],
+  events: readonly DomainEvent[],
+  opts: TokenTransferOptions,
+  label: (mint: Address) => string,
+): Verdict | null {
+  const hops = swapHops(ixs);
+  if (!hops.length) return null;
+  const { source, event } = swapEvent(tx, ixs, hops, events, opts);
+  const side = (nativeAmount: string | undefined, tokens: SwapEvent['tokenInputs']) => [
+    ...(nativeAmount ? [`${sol(BigInt(nativeAmount))} SOL`] : []),
+    ...tokens.map((t) => `${uiAmount(BigInt(t.rawTokenAmount.tokenAmount), t.rawTokenAmount.decimals)} ${label(t.mint)}`),
+  ].join(' and ');
+  const given = side(event.nativeInput?.amount, event.tokenInputs);
+  const got = side(event.nativeOutput?.amount, event.tokenOutputs);
+  const description = given && got ? `${tx.accountKeys[0]} swapped ${given} for ${got}.` : '';
+  return { type: 'SWAP', source, description, swap: event };
+}
+
+const NFT_STANDARDS: ReadonlySet<TokenStandard> = new Set(['NonFungible', 'NonFungibleEdition', 'ProgrammableNonFungible']);
+
+/** Token Metadata and MPL Core operations: the first of NFT_MINT, BURN_NFT, TRANSFER, CREATE_COLLECTION, UPDATE. */
+function nftVerdict(
+  tx: NormalizedTx,
+  ops: readonly NftOperation[],
+  movements: readonly TokenMovement[],
+  standard: (mint: Address) => TokenStandard | null,
+  label: (mint: Address) => string,
+): Verdict | null {
+  const proven = (op: NftOperation) =>
+    !op.needsNftProof || ops.some((o) => o.masterEdition && o.mint === op.mint) || NFT_STANDARDS.has(standard(op.mint) ?? 'Fungible');
+  const payer = tx.accountKeys[0] ?? '';
+  for (const type of ['NFT_MINT', 'BURN_NFT', 'TRANSFER', 'CREATE_COLLECTION', 'UPDATE'] as const) {
+    const list = ops.filter((o) => o.type === type && (type !== 'NFT_MINT' || proven(o)));
+    if (!list.length) continue;
+    const mints = [...new Set(list.map((o) => o.mint))];
+    const nfts = mints.map((mint) => ({ mint, tokenStandard: standard(mint) ?? 'UnknownStandard' }));
+    const names = mints.map(label).join(', ');
+    if (type === 'NFT_MINT') {
+      const receiver = (mint: Address) =>
+        movements.find((m) => m.kind === 'mint' && m.transfer.mint === mint)?.transfer.toUserAccount ||
+        list.find((o) => o.mint === mint)?.newOwner ||
+        payer;
+      const buyer = receiver(mints[0]);
+      const description = `${buyer} minted ${names}.`;
+      const nft: NftEvent = {
+        description, type, source: 'METAPLEX', amount: 0, fee: tx.meta ? Number(tx.meta.fee) : 0, feePayer: payer,
+        signature: tx.signature, slot: tx.slot, timestamp: tx.blockTime ?? 0, saleType: 'MINT', buyer, seller: '', staker: '', nfts,
+      };
+      return { type, source: 'METAPLEX', description, nft };
+    }
+    const first = list[0];
+    const by = first.owner ?? payer;
+    const description =
+      type === 'BURN_NFT' ? `${by} burned ${names}.`
+      : type === 'TRANSFER' ? `${by} transferred ${names}${first.newOwner ? ` to ${first.newOwner}` : ''}.`
+      : type === 'CREATE_COLLECTION' ? `${payer} created collection ${names}.`
+      : `${by} updated ${names}.`;
+    return { type, source: 'METAPLEX', description };
+  }
+  return null;
 }
 
 function classify(
