@@ -1,5 +1,5 @@
 /**
- * The `solgate` command. Subcommands: serve, ingest, replay, migrate, keys, identities, localnet, config.
+ * The `solgate` command. Subcommands: serve, ingest, replay, worker, migrate, keys, identities, localnet, config.
  * Run `solgate help` for usage.
  */
 import { parseArgs } from 'node:util';
@@ -12,6 +12,7 @@ import { runIngest, runReplay } from './ingest.js';
 import { runKeys } from './keys.js';
 import { runIdentities } from './identities.js';
 import { runLocalnet } from './localnet.js';
+import { runWorker } from './worker.js';
 import { UsageError } from './usage-error.js';
 
 const USAGE = `solgate — Solana data and wallet gateway
@@ -25,6 +26,8 @@ Usage:
                                          records, account snapshots) in the given order, then exit;
                                          --light-trees pre-loads Light tree metadata (Photon fixture format),
                                          --slot indexes every recorded transaction at slot N
+  solgate worker                         Deliver webhook events only (no HTTP server, no ingestion); run as many
+                                         as needed beside serve/ingest (SOLGATE_WEBHOOK_CONCURRENCY each)
   solgate migrate                        Apply database migrations
   solgate keys create --name N [--allow-ip CIDR]... [--plan P] [--expires ISO] [--json]
   solgate keys list [--json]
@@ -55,6 +58,8 @@ async function main(argv: string[]): Promise<number> {
       if (slot !== undefined && !/^\d+$/.test(slot)) throw new UsageError('--slot must be a slot number');
       return runReplay(positionals, { lightTrees: values['light-trees'], slot: slot === undefined ? undefined : Number(slot) });
     }
+    case 'worker':
+      return runWorker();
     case 'migrate': {
       const rt = await openRuntime({ migrate: false });
       try {

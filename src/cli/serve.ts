@@ -19,6 +19,8 @@ import { upsertIdentities } from '../store/identities.js';
 import { createOffchainFetcher, offchainConfig } from '../offchain/fetcher.js';
 import { createProverClient } from '../api/zk/prover.js';
 import { createRpcTransactionFetcher } from '../api/zk/transaction-fetcher.js';
+import { startDeliveryWorker, type DeliveryWorker } from '../webhooks/worker.js';
+import { deliveryOptions } from '../webhooks/config.js';
 
 const maxOrNull = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.max(a, b));
 
@@ -49,6 +51,9 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
     await upsertIdentities(db, [{ address: demo.faucet, name: 'Localnet Faucet', type: 'faucet', category: 'Infrastructure', tags: ['localnet'] }]);
   }
 
+  // Webhook deliveries from this process (SOLGATE_WEBHOOK_CONCURRENCY > 0); in-process ingestion wakes it.
+  const deliveries: DeliveryWorker | null = config.webhookConcurrency > 0 ? startDeliveryWorker(deliveryOptions(config, db, logger)) : null;
+
   let ingester: Ingester | null = null;
   let poller: RpcPoller | null = null;
   let tips: TipWatcher | null = null;
@@ -69,7 +74,10 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
     closers.push(() => tips!.close());
     if (config.zkTreesFile) await loadTreeFile(db, config.zkTreesFile, 'SOLGATE_ZK_TREES');
     // Light trees the index does not know are discovered from the cluster's tree and queue accounts.
-    ingester = createIngester(db, logger, { fetchAccounts: (keys) => fetchAccounts(url, keys, { commitment: config.commitment }) });
+    ingester = createIngester(db, logger, {
+      fetchAccounts: (keys) => fetchAccounts(url, keys, { commitment: config.commitment }),
+      onWebhookEvents: () => deliveries?.wake(),
+    });
     // Derive list-index rows left marked by an earlier run (or by a migration) without waiting for a new block.
     ingester.settle().catch((err) => logger.error({ err }, 'asset index: initial refresh failed'));
     const startSlot = demo ? demo.startSlot : (config.startSlot ?? (await getTipSlot(url)));
@@ -117,6 +125,8 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
   ctl.abort();
   await app.close();
   await ingestDone;
+  // Deliveries in flight finish and are recorded; the rest stay queued for the next start or another worker.
+  await deliveries?.stop();
   if (demo) {
     await demo.stop().catch(() => {});
     if (demoSettled) {

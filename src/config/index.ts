@@ -45,6 +45,16 @@ export const ENV_VARS: EnvVar[] = [
   { name: 'SOLGATE_ZK_MAX_LAG_SLOTS', default: '20', description: 'getIndexerHealth answers "Node is behind N slots" when the indexed slot is more than this many slots behind the cluster tip' },
   { name: 'SOLGATE_WEBHOOKS_ALLOW_HTTP', default: 'false', description: 'Accept http:// webhook URLs in /v0/webhooks (local testing; https is required otherwise): true | false' },
   { name: 'SOLGATE_WEBHOOKS_ALLOW_PRIVATE', default: 'false', description: 'Accept webhook URLs on localhost and on private, loopback, link-local and other non-public addresses (local testing, trusted networks): true | false' },
+  { name: 'SOLGATE_WEBHOOK_CONCURRENCY', default: '8', description: 'Webhooks this process delivers to at once (serve and `solgate worker`); 0 = serve delivers nothing (run `solgate worker` processes instead)' },
+  { name: 'SOLGATE_WEBHOOK_TIMEOUT_MS', default: '10000', description: 'Deadline of one webhook delivery POST; slower answers count as failed attempts' },
+  { name: 'SOLGATE_WEBHOOK_RETRY_BASE_MS', default: '60000', description: 'Delay before the first retry of a failed delivery; doubles per attempt (with jitter) up to SOLGATE_WEBHOOK_RETRY_MAX_MS' },
+  { name: 'SOLGATE_WEBHOOK_RETRY_MAX_MS', default: '3600000', description: 'Longest delay between two delivery attempts' },
+  { name: 'SOLGATE_WEBHOOK_RETRY_WINDOW_SECONDS', default: '86400', description: 'How long a delivery is retried after it was queued before it is marked failed' },
+  { name: 'SOLGATE_WEBHOOK_POLL_MS', default: '250', description: 'How often idle delivery workers look for due events (in-process ingestion wakes them at once)' },
+  { name: 'SOLGATE_WEBHOOK_DEACTIVATE_FAILURE_RATE', default: '0.95', description: 'Share of failed attempts (0..1) over the window at which a webhook is switched off, with the reason recorded; 0 = never' },
+  { name: 'SOLGATE_WEBHOOK_DEACTIVATE_WINDOW_SECONDS', default: '3600', description: 'Window of the failure rate behind auto-deactivation' },
+  { name: 'SOLGATE_WEBHOOK_DEACTIVATE_MIN_ATTEMPTS', default: '100', description: 'Attempts the window must hold before the failure rate can deactivate a webhook' },
+  { name: 'SOLGATE_WEBHOOK_RETENTION_DAYS', default: '7', description: 'How long delivered/failed events, attempts and payloads are kept (delivery log, replays); pending events are never removed' },
   { name: 'REDIS_URL', default: undefined, description: 'Reserved for shared rate limits and key revocation across processes (plans/limits, not built yet); unused today' },
   { name: 'LOG_LEVEL', default: 'info', description: 'pino log level (fatal … trace, silent)' },
 ];
@@ -84,6 +94,16 @@ export interface Config {
   zkMaxLagSlots: number;
   webhooksAllowHttp: boolean;
   webhooksAllowPrivate: boolean;
+  webhookConcurrency: number;
+  webhookTimeoutMs: number;
+  webhookRetryBaseMs: number;
+  webhookRetryMaxMs: number;
+  webhookRetryWindowSeconds: number;
+  webhookPollMs: number;
+  webhookDeactivateFailureRate: number;
+  webhookDeactivateWindowSeconds: number;
+  webhookDeactivateMinAttempts: number;
+  webhookRetentionDays: number;
   redisUrl: string | undefined;
   logLevel: string;
 }
@@ -93,6 +113,12 @@ export class ConfigError extends Error {}
 function int(name: string, v: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
   const n = Number(v);
   if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(`${name} must be an integer in [${min}, ${max}], got "${v}"`);
+  return n;
+}
+
+function fraction(name: string, v: string): number {
+  const n = Number(v);
+  if (!/^\s*\d*\.?\d+\s*$/.test(v) || !(n >= 0 && n <= 1)) throw new ConfigError(`${name} must be a number in [0, 1], got "${v}"`);
   return n;
 }
 
@@ -176,6 +202,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     zkMaxLagSlots: int('SOLGATE_ZK_MAX_LAG_SLOTS', get('SOLGATE_ZK_MAX_LAG_SLOTS')!, 0),
     webhooksAllowHttp: bool('SOLGATE_WEBHOOKS_ALLOW_HTTP', get('SOLGATE_WEBHOOKS_ALLOW_HTTP')!),
     webhooksAllowPrivate: bool('SOLGATE_WEBHOOKS_ALLOW_PRIVATE', get('SOLGATE_WEBHOOKS_ALLOW_PRIVATE')!),
+    webhookConcurrency: int('SOLGATE_WEBHOOK_CONCURRENCY', get('SOLGATE_WEBHOOK_CONCURRENCY')!, 0, 1024),
+    webhookTimeoutMs: int('SOLGATE_WEBHOOK_TIMEOUT_MS', get('SOLGATE_WEBHOOK_TIMEOUT_MS')!, 100, 600_000),
+    webhookRetryBaseMs: int('SOLGATE_WEBHOOK_RETRY_BASE_MS', get('SOLGATE_WEBHOOK_RETRY_BASE_MS')!, 1),
+    webhookRetryMaxMs: int('SOLGATE_WEBHOOK_RETRY_MAX_MS', get('SOLGATE_WEBHOOK_RETRY_MAX_MS')!, 1),
+    webhookRetryWindowSeconds: int('SOLGATE_WEBHOOK_RETRY_WINDOW_SECONDS', get('SOLGATE_WEBHOOK_RETRY_WINDOW_SECONDS')!, 0),
+    webhookPollMs: int('SOLGATE_WEBHOOK_POLL_MS', get('SOLGATE_WEBHOOK_POLL_MS')!, 10),
+    webhookDeactivateFailureRate: fraction('SOLGATE_WEBHOOK_DEACTIVATE_FAILURE_RATE', get('SOLGATE_WEBHOOK_DEACTIVATE_FAILURE_RATE')!),
+    webhookDeactivateWindowSeconds: int('SOLGATE_WEBHOOK_DEACTIVATE_WINDOW_SECONDS', get('SOLGATE_WEBHOOK_DEACTIVATE_WINDOW_SECONDS')!, 1),
+    webhookDeactivateMinAttempts: int('SOLGATE_WEBHOOK_DEACTIVATE_MIN_ATTEMPTS', get('SOLGATE_WEBHOOK_DEACTIVATE_MIN_ATTEMPTS')!, 1),
+    webhookRetentionDays: int('SOLGATE_WEBHOOK_RETENTION_DAYS', get('SOLGATE_WEBHOOK_RETENTION_DAYS')!, 1),
     redisUrl: get('REDIS_URL'),
     logLevel: get('LOG_LEVEL')!,
   };

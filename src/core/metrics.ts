@@ -2,7 +2,7 @@
  * Prometheus metrics of the process (prom-client), in one registry served at `GET /metrics`. Modules import the
  * metric they update from here, so every name is declared once.
  */
-import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry, prefix: 'solgate_process_' });
@@ -28,5 +28,35 @@ export const zkTreeProblems = new Counter({
   name: 'solgate_zk_tree_problems_total',
   help: 'ZK Compression tree updates left out because their result did not match the chain or their inputs were not indexed',
   labelNames: ['kind'] as const,
+  registers: [registry],
+});
+
+/** Webhook delivery attempts by outcome (delivered, retry = failed and scheduled again, failed = given up). */
+export const webhookAttempts = new Counter({
+  name: 'solgate_webhook_attempts_total',
+  help: 'Webhook delivery attempts by outcome: delivered, retry (failed, tried again later), failed (given up)',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});
+
+/** Seconds from an event being queued (its block committed) to its successful delivery. */
+export const webhookDeliveryLatency = new Histogram({
+  name: 'solgate_webhook_delivery_seconds',
+  help: 'Time from an event being queued with its block to its successful delivery (seconds)',
+  buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 3600],
+  registers: [registry],
+});
+
+/** Webhook events queued by the ingester (matched transactions × webhooks). */
+export const webhookEventsQueued = new Counter({
+  name: 'solgate_webhook_events_queued_total',
+  help: 'Webhook events written to the outbox with their block',
+  registers: [registry],
+});
+
+/** Webhooks switched off automatically for their failure rate. */
+export const webhookDeactivations = new Counter({
+  name: 'solgate_webhook_deactivations_total',
+  help: 'Webhooks deactivated automatically because their delivery failure rate passed the threshold',
   registers: [registry],
 });

@@ -20,6 +20,9 @@ import { createAssetIndexer } from './asset-index.js';
 import { mergeZkPending, type ZkPending } from './fold-zk.js';
 import type { TreeAccountFetcher } from './light-trees.js';
 import { createZkStage, type ZkStage } from './zk-stage.js';
+import { createWebhookStage } from './webhook-stage.js';
+import type { Matches } from '../webhooks/match.js';
+import { run as runStatement } from '../store/bulk.js';
 
 export interface IngestStats {
   blocks: number;
@@ -49,12 +52,16 @@ export interface Ingester {
 export interface IngesterOptions {
   /** Cluster account reads, used to discover Light trees the index does not know yet. */
   fetchAccounts?: TreeAccountFetcher;
+  /** Webhook events were queued with a written batch (wakes in-process delivery workers). */
+  onWebhookEvents?: () => void;
 }
 
 /** A batch ready to write: one update per block and the batch's ZK Compression rows. */
 interface Prepared {
   updates: BlockUpdate[];
   zk: ZkPending;
+  /** Webhook outbox rows, written with the batch. */
+  webhooks: Matches;
 }
 
 export function createIngester(db: Db, logger?: Logger, opts: IngesterOptions = {}): Ingester {
@@ -62,6 +69,7 @@ export function createIngester(db: Db, logger?: Logger, opts: IngesterOptions = 
   // The DAS list index is derived after each write, in the background (its marks commit with the write).
   const assetIndex = createAssetIndexer(db, logger);
   const zk = createZkStage(db, { fetchAccounts: opts.fetchAccounts, logger });
+  const hooks = createWebhookStage(db, { onQueued: opts.onWebhookEvents, logger });
 
   /**
    * Parses and folds `blocks`. `before` (a write still in flight) is awaited before the store is asked about token
@@ -74,7 +82,10 @@ export function createIngester(db: Db, logger?: Logger, opts: IngesterOptions = 
       return txs.map((tx): ParsedTx => ({ tx, events: parseTransaction(tx) }));
     });
     const ctx = await lookupContext(db, parsed.flat(), before);
-    const zkParts = await Promise.all(parsed.map((txs) => zk.prepare(txs.map((p) => p.tx))));
+    const [zkParts, webhooks] = await Promise.all([
+      Promise.all(parsed.map((txs) => zk.prepare(txs.map((p) => p.tx)))),
+      hooks.prepare(parsed.flat(), ctx),
+    ]);
     const updates = blocks.map((b, i) => {
       const u = foldBlock(b, parsed[i], ctx);
       // Compressed NFTs: successful transactions that invoke Bubblegum (the parser returns [] for the rest).
@@ -91,18 +102,22 @@ export function createIngester(db: Db, logger?: Logger, opts: IngesterOptions = 
       }
       return u;
     });
-    return { updates, zk: mergeZkPending(zkParts) };
+    return { updates, zk: mergeZkPending(zkParts), webhooks };
   }
 
-  async function write(blocks: Block[], { updates, zk: pending }: Prepared): Promise<void> {
+  async function write(blocks: Block[], { updates, zk: pending, webhooks }: Prepared): Promise<void> {
     const fast = zk.transactionsOnly(pending);
-    if (fast) await writeUpdates(db, updates, fast);
+    // Webhook events commit with their blocks (the same statement or transaction).
+    const outbox = hooks.statements(webhooks);
+    if (fast) await writeUpdates(db, updates, [...fast, ...outbox]);
     else
       await db.tx(async (q) => {
         await writeUpdatesInTx(q, updates);
         await zk.write(q, pending);
+        for (const s of outbox) await runStatement(q, s);
       });
     await zk.afterWrite(pending);
+    hooks.afterWrite(webhooks);
     assetIndex.kick();
     stats.blocks += blocks.length;
     stats.transactions += blocks.reduce((s, b) => s + b.transactions.length, 0);

@@ -8,6 +8,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Db, Queryable } from './db.js';
+import { restartPending } from './webhook-events.js';
 
 export type WebhookType = 'enhanced' | 'raw' | 'discord' | 'enhancedDevnet' | 'rawDevnet' | 'discordDevnet';
 export type TxnStatus = 'all' | 'success' | 'failed';
@@ -32,6 +33,9 @@ export interface WebhookRecord extends WebhookSettings {
   secret: string;
   createdAt: Date;
   updatedAt: Date;
+  /** Why delivery switched the webhook off (failure rate), and when; null unless auto-deactivated. */
+  deactivatedReason: string | null;
+  deactivatedAt: Date | null;
 }
 
 interface WebhookRow {
@@ -47,9 +51,12 @@ interface WebhookRow {
   secret: string;
   created_at: Date;
   updated_at: Date;
+  deactivated_reason: string | null;
+  deactivated_at: Date | null;
 }
 
-const COLUMNS = 'id::text AS id, key_id, url, webhook_type, transaction_types, txn_status, encoding, auth_header, active, secret, created_at, updated_at';
+const COLUMNS =
+  'id::text AS id, key_id, url, webhook_type, transaction_types, txn_status, encoding, auth_header, active, secret, created_at, updated_at, deactivated_reason, deactivated_at';
 
 function toRecord(r: WebhookRow, addresses: string[]): WebhookRecord {
   return {
@@ -66,6 +73,8 @@ function toRecord(r: WebhookRow, addresses: string[]): WebhookRecord {
     secret: r.secret,
     createdAt: new Date(r.created_at),
     updatedAt: new Date(r.updated_at),
+    deactivatedReason: r.deactivated_reason,
+    deactivatedAt: r.deactivated_at ? new Date(r.deactivated_at) : null,
   };
 }
 
@@ -159,12 +168,15 @@ export async function updateWebhook(db: Db, keyId: string, id: string, settings:
   return db.tx(async (q) => {
     const { rows } = await q.query<WebhookRow>(
       `UPDATE webhooks SET url = $3, webhook_type = $4, transaction_types = $5::text[], txn_status = $6, encoding = $7, auth_header = $8,
-              active = $9, address_count = $10, updated_at = now()
+              active = $9, address_count = $10, updated_at = now(),
+              deactivated_reason = CASE WHEN $9 THEN NULL ELSE deactivated_reason END,
+              deactivated_at = CASE WHEN $9 THEN NULL ELSE deactivated_at END
        WHERE id = $1 AND key_id = $2
-       RETURNING ${COLUMNS}`,
+       RETURNING ${COLUMNS}, (SELECT active FROM webhooks WHERE id = $1) AS was_active`,
       [id, keyId, settings.url, settings.webhookType, settings.transactionTypes, settings.txnStatus, settings.encoding, settings.authHeader, settings.active, settings.accountAddresses.length],
     );
     if (!rows.length) return null;
+    if (settings.active && !(rows[0] as WebhookRow & { was_active: boolean }).was_active) await restartPending(q, id);
     if (addressesChanged) {
       await writeAddresses(q, id, settings.accountAddresses);
       return toRecord(rows[0], settings.accountAddresses);
@@ -173,15 +185,25 @@ export async function updateWebhook(db: Db, keyId: string, id: string, settings:
   });
 }
 
-/** Switches one of the key's webhooks on or off; null when not found. */
-export async function setWebhookActive(q: Queryable, keyId: string, id: string, active: boolean): Promise<WebhookRecord | null> {
+/**
+ * Switches one of the key's webhooks on or off; null when not found. Switching on clears an auto-deactivation's
+ * reason and gives the events that waited a new retry window (src/store/webhook-events.ts `restartPending`).
+ */
+export async function setWebhookActive(db: Db, keyId: string, id: string, active: boolean): Promise<WebhookRecord | null> {
   if (!isWebhookId(id)) return null;
-  const { rows } = await q.query<WebhookRow>(
-    `UPDATE webhooks SET active = $3, updated_at = now() WHERE id = $1 AND key_id = $2 RETURNING ${COLUMNS}`,
-    [id, keyId, active],
-  );
-  if (!rows.length) return null;
-  return toRecord(rows[0], (await addressesOf(q, [id])).get(id)!);
+  return db.tx(async (q) => {
+    const { rows } = await q.query<WebhookRow & { was_active: boolean }>(
+      `UPDATE webhooks SET active = $3, updated_at = now(),
+              deactivated_reason = CASE WHEN $3 THEN NULL ELSE deactivated_reason END,
+              deactivated_at = CASE WHEN $3 THEN NULL ELSE deactivated_at END
+        WHERE id = $1 AND key_id = $2
+        RETURNING ${COLUMNS}, (SELECT active FROM webhooks WHERE id = $1) AS was_active`,
+      [id, keyId, active],
+    );
+    if (!rows.length) return null;
+    if (active && !rows[0].was_active) await restartPending(q, id);
+    return toRecord(rows[0], (await addressesOf(q, [id])).get(id)!);
+  });
 }
 
 /** Deletes one of the key's webhooks (its addresses go with it); false when not found. */

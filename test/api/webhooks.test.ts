@@ -70,6 +70,8 @@ describe('/v0/webhooks: routes', () => {
       txnStatus: 'success',
       encoding: 'json',
       active: true,
+      deactivatedReason: null,
+      deactivatedAt: null,
     });
 
     const g = await call('GET', `/v0/webhooks/${id}`);

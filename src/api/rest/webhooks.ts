@@ -29,6 +29,7 @@ import type { ApiDeps } from '../deps.js';
 import { createAuthenticator } from '../plugins/auth.js';
 import { normalizeError } from '../plugins/errors.js';
 import { restErrorBody } from '../wire/errors.js';
+import { registerDeliveryRoutes } from './webhook-deliveries.js';
 import { MAX_ACCOUNT_ADDRESSES, webhookSettings, type WebhookBody, type WebhookUrlPolicy } from './webhook-settings.js';
 
 /** Operator settings of the webhook API (from SOLGATE_WEBHOOKS_* when the CLI passes them). */
@@ -88,6 +89,9 @@ export function webhookWire(w: WebhookRecord, key: ApiKeyRecord): Record<string,
     txnStatus: w.txnStatus,
     encoding: w.encoding,
     active: w.active,
+    // Set when delivery switched the webhook off for its failure rate (cleared when it is switched on again).
+    deactivatedReason: w.deactivatedReason,
+    deactivatedAt: w.deactivatedAt?.toISOString() ?? null,
   };
 }
 
@@ -154,6 +158,8 @@ export async function webhooksApi(app: FastifyInstance, deps: ApiDeps): Promise<
     if (!w) throw notFound(idOf(req));
     return webhookWire(w, key);
   });
+
+  registerDeliveryRoutes(app, db, notFound);
 
   app.delete('/v0/webhooks/:webhookID', { schema: { params: idParamsSchema } }, async (req) => {
     const key = keyOf(req);

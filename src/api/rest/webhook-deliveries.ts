@@ -1,0 +1,131 @@
+/**
+ * The delivery log and replay of a webhook (issue #6), beside the management routes of `/v0/webhooks` and under
+ * the same key scope (another key's webhook is 404):
+ *  - `GET /v0/webhooks/{id}/deliveries?limit&state&before` — the webhook's events, newest first (chain order),
+ *    each with its attempts; `paginationToken` continues the list; `counts` by state;
+ *  - `GET /v0/webhooks/{id}/deliveries/{deliveryId}` — one event with every attempt;
+ *  - `POST /v0/webhooks/{id}/replay` `{fromSlot, toSlot?}` — queues the webhook's events of those slots again
+ *    (delivered and failed ones too), due at once, in chain order, with their original event ids.
+ * Events are kept for the retention period (SOLGATE_WEBHOOK_RETENTION_DAYS); replays reach back that far.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { SolgateError, invalidParams } from '../../core/errors.js';
+import type { ApiKeyRecord } from '../../store/keys.js';
+import { getWebhook } from '../../store/webhooks.js';
+import {
+  attemptsOf, deliveryCounts, getDelivery, listDeliveries, replayEvents,
+  type AttemptRow, type DeliveryRow, type DeliveryState,
+} from '../../store/webhook-events.js';
+import { eventId } from '../../webhooks/signing.js';
+import type { Db } from '../../store/db.js';
+
+const STATES: DeliveryState[] = ['pending', 'delivered', 'failed'];
+const idParams = { type: 'object', properties: { webhookID: { type: 'string' } }, required: ['webhookID'] } as const;
+
+function cursorOf(d: DeliveryRow): string {
+  return Buffer.from(`${d.position}:${d.id}`).toString('base64url');
+}
+
+function parseCursor(s: string): { position: number; id: number } {
+  const m = /^(\d{1,17}):(\d{1,17})$/.exec(Buffer.from(s, 'base64url').toString('utf8'));
+  if (!m) throw invalidParams('Invalid pagination token', 'pass back the paginationToken of a previous page');
+  return { position: Number(m[1]), id: Number(m[2]) };
+}
+
+function attemptWire(a: AttemptRow) {
+  return { attempt: a.attempt, at: a.at.toISOString(), ok: a.ok, status: a.status, latencyMs: a.latencyMs, error: a.error, worker: a.worker };
+}
+
+function deliveryWire(webhookId: string, d: DeliveryRow, attempts: AttemptRow[]) {
+  return {
+    deliveryId: String(d.id),
+    eventId: eventId(webhookId, d.signature),
+    signature: d.signature,
+    slot: d.slot,
+    state: d.state,
+    attempts: d.attempts,
+    queuedAt: d.queuedAt.toISOString(),
+    nextAttemptAt: d.state === 'pending' ? d.nextAttemptAt.toISOString() : null,
+    lastAttemptAt: d.lastAttemptAt?.toISOString() ?? null,
+    lastStatus: d.lastStatus,
+    lastError: d.lastError,
+    deliveredAt: d.deliveredAt?.toISOString() ?? null,
+    attemptLog: attempts.map(attemptWire),
+  };
+}
+
+export function registerDeliveryRoutes(app: FastifyInstance, db: Db, notFound: (id: string) => SolgateError): void {
+  const keyOf = (req: FastifyRequest): ApiKeyRecord => req.apiKey!;
+  const idOf = (req: FastifyRequest): string => (req.params as { webhookID: string }).webhookID;
+  async function ownWebhook(req: FastifyRequest) {
+    const w = await getWebhook(db, keyOf(req).id, idOf(req));
+    if (!w) throw notFound(idOf(req));
+    return w;
+  }
+
+  app.get(
+    '/v0/webhooks/:webhookID/deliveries',
+    {
+      schema: {
+        params: idParams,
+        querystring: {
+          type: 'object',
+          properties: {
+            limit: { type: 'integer', minimum: 1, maximum: 100, default: 50 },
+            state: { type: 'string', enum: STATES },
+            before: { type: 'string', maxLength: 64 },
+          },
+        },
+      },
+    },
+    async (req) => {
+      const w = await ownWebhook(req);
+      const q = req.query as { limit: number; state?: DeliveryState; before?: string };
+      const rows = await listDeliveries(db, w.id, { limit: q.limit, state: q.state, before: q.before ? parseCursor(q.before) : undefined });
+      const attempts = await attemptsOf(db, rows.map((r) => r.id));
+      const byEvent = new Map<number, AttemptRow[]>();
+      for (const a of attempts) byEvent.set(a.eventId, [...(byEvent.get(a.eventId) ?? []), a]);
+      return {
+        webhookID: w.id,
+        active: w.active,
+        deactivatedReason: w.deactivatedReason,
+        counts: await deliveryCounts(db, w.id),
+        deliveries: rows.map((r) => deliveryWire(w.id, r, byEvent.get(r.id) ?? [])),
+        paginationToken: rows.length === q.limit ? cursorOf(rows[rows.length - 1]) : null,
+      };
+    },
+  );
+
+  app.get(
+    '/v0/webhooks/:webhookID/deliveries/:deliveryId',
+    { schema: { params: { type: 'object', properties: { webhookID: { type: 'string' }, deliveryId: { type: 'string' } }, required: ['webhookID', 'deliveryId'] } } },
+    async (req) => {
+      const w = await ownWebhook(req);
+      const raw = (req.params as { deliveryId: string }).deliveryId;
+      const d = /^\d{1,15}$/.test(raw) ? await getDelivery(db, w.id, Number(raw)) : null;
+      if (!d) throw new SolgateError('NOT_FOUND', 'Delivery not found', { details: `no delivery ${raw} for webhook ${w.id}` });
+      return deliveryWire(w.id, d, await attemptsOf(db, [d.id]));
+    },
+  );
+
+  app.post(
+    '/v0/webhooks/:webhookID/replay',
+    {
+      schema: {
+        params: idParams,
+        body: {
+          type: 'object',
+          properties: { fromSlot: { type: 'integer', minimum: 0 }, toSlot: { type: 'integer', minimum: 0 } },
+          required: ['fromSlot'],
+        },
+      },
+    },
+    async (req) => {
+      const w = await ownWebhook(req);
+      const { fromSlot, toSlot } = req.body as { fromSlot: number; toSlot?: number };
+      if (toSlot !== undefined && toSlot < fromSlot) throw invalidParams('toSlot must not be below fromSlot', `fromSlot ${fromSlot}, toSlot ${toSlot}`);
+      const replayed = await replayEvents(db, w.id, fromSlot, toSlot ?? null);
+      return { webhookID: w.id, fromSlot, toSlot: toSlot ?? null, replayed, active: w.active };
+    },
+  );
+}

@@ -1,0 +1,46 @@
+/**
+ * The ingest pipeline's webhook stage: matches a batch's transactions against the active webhooks
+ * (src/webhooks/match.ts) while the previous batch is being written, and hands back the outbox statements that
+ * the batch's own write commits (so an event exists exactly when its block does: none lost in a crash between the
+ * two, none invented for a block that was never written). After the write, in-process workers are woken.
+ */
+import type { Logger } from 'pino';
+import type { Db } from '../store/db.js';
+import type { Statement } from '../store/bulk.js';
+import { outboxStatements, subscriptionsFor } from '../store/webhook-events.js';
+import { classifyTransaction, type ClassifyContext } from '../enhanced/classify.js';
+import { matchTransactions, watchedAddresses, type Matches } from '../webhooks/match.js';
+import { webhookEventsQueued } from '../core/metrics.js';
+import type { ParsedTx } from './fold-block.js';
+
+export interface WebhookStage {
+  /** The outbox rows of `parsed` (the batch's transactions in chain order); `ctx` resolves token accounts. */
+  prepare(parsed: readonly ParsedTx[], ctx: ClassifyContext): Promise<Matches>;
+  /** The statements that write `m` with the batch. */
+  statements(m: Matches): Statement[];
+  /** Called once the batch committed. */
+  afterWrite(m: Matches): void;
+}
+
+export interface WebhookStageOptions {
+  /** Events were queued (e.g. wake in-process delivery workers). */
+  onQueued?: () => void;
+  logger?: Logger;
+}
+
+export function createWebhookStage(db: Db, opts: WebhookStageOptions = {}): WebhookStage {
+  return {
+    async prepare(parsed, ctx) {
+      const addresses = new Set<string>();
+      for (const p of parsed) if (!p.tx.isVote) for (const a of watchedAddresses(p.tx)) addresses.add(a);
+      const subs = await subscriptionsFor(db, [...addresses]);
+      return matchTransactions(parsed, subs, (p) => classifyTransaction(p.tx, p.events, ctx));
+    },
+    statements: outboxStatements,
+    afterWrite(m) {
+      if (!m.events.length) return;
+      webhookEventsQueued.inc(m.events.length);
+      opts.onQueued?.();
+    },
+  };
+}

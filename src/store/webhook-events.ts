@@ -1,0 +1,364 @@
+/**
+ * Table family "webhook deliveries" (migration 014): the outbox (`webhook_events`), the payloads of matched
+ * transactions, the attempt log and the per-webhook delivery leases.
+ *
+ * - The ingester reads the active subscriptions of a batch's addresses (`subscriptionsFor`) and writes the outbox
+ *   rows with the batch (`outboxStatements`, in the block's own transaction or statement), idempotently: an event
+ *   is unique per (webhook, signature), so re-ingesting a block never queues anything twice.
+ * - A delivery worker takes a webhook's lease (`claimWebhook`, `FOR NO KEY UPDATE SKIP LOCKED` on the webhook row
+ *   so concurrent workers never wait for each other nor take the same webhook), reads its due events in order
+ *   (`dueEvents`), records each attempt together with the event's new state and a lease renewal
+ *   (`recordAttempt`), and releases the lease (`releaseLease`). A worker that dies leaves a lease that expires.
+ * - The delivery log (`listDeliveries`, `attemptsOf`), replays (`replayEvents`), the failure rate behind
+ *   auto-deactivation (`failureStats`, `deactivateWebhook`) and retention (`pruneDeliveries`).
+ * All times come from the database clock.
+ */
+import type { Queryable } from './db.js';
+import type { Statement } from './bulk.js';
+import type { Matches, Subscription } from '../webhooks/match.js';
+import type { TxnStatus, WebhookType } from './webhooks.js';
+
+/** Active webhooks watching any of `addresses`, by address (empty map when no webhook is active at all). */
+export async function subscriptionsFor(q: Queryable, addresses: readonly string[]): Promise<Map<string, Subscription[]>> {
+  const out = new Map<string, Subscription[]>();
+  if (!addresses.length) return out;
+  const any = await q.query('SELECT 1 FROM webhooks WHERE active LIMIT 1');
+  if (!any.rows.length) return out;
+  const { rows } = await q.query<{ address: string; id: string; webhook_type: WebhookType; transaction_types: string[]; txn_status: TxnStatus }>(
+    `SELECT a.address, w.id::text AS id, w.webhook_type, w.transaction_types, w.txn_status
+       FROM webhook_addresses a JOIN webhooks w ON w.id = a.webhook_id
+      WHERE w.active AND a.address = ANY($1::text[])`,
+    [addresses],
+  );
+  for (const r of rows) {
+    const list = out.get(r.address) ?? [];
+    list.push({ id: r.id, webhookType: r.webhook_type, transactionTypes: r.transaction_types, txnStatus: r.txn_status });
+    out.set(r.address, list);
+  }
+  return out;
+}
+
+/**
+ * The outbox rows of `m` as guarded inserts (payloads first; events only for webhooks that still exist and are
+ * active when the statement runs, so a webhook deleted or switched off meanwhile gets nothing). Empty without events.
+ */
+export function outboxStatements(m: Matches): Statement[] {
+  if (!m.events.length) return [];
+  return [
+    {
+      sql: `INSERT INTO webhook_payloads (signature, slot, raw, enhanced)
+            SELECT * FROM unnest($1::text[], $2::int8[], $3::text[], $4::text[])
+            ON CONFLICT (signature) DO NOTHING`,
+      params: [m.payloads.map((p) => p.signature), m.payloads.map((p) => p.slot), m.payloads.map((p) => p.raw), m.payloads.map((p) => p.enhanced)],
+    },
+    {
+      sql: `INSERT INTO webhook_events (webhook_id, signature, slot, position)
+            SELECT u.webhook_id, u.signature, u.slot, u.position
+              FROM unnest($1::uuid[], $2::text[], $3::int8[], $4::int8[]) AS u (webhook_id, signature, slot, position)
+              JOIN webhooks w ON w.id = u.webhook_id AND w.active
+            ORDER BY u.position
+            ON CONFLICT (webhook_id, signature) DO NOTHING`,
+      params: [m.events.map((e) => e.webhookId), m.events.map((e) => e.signature), m.events.map((e) => e.slot), m.events.map((e) => e.position)],
+    },
+  ];
+}
+
+export interface ClaimedWebhook {
+  id: string;
+  url: string;
+  webhookType: WebhookType;
+  authHeader: string | null;
+  secret: string;
+}
+
+/**
+ * Takes the lease of one active webhook with due events that no live lease holds (chosen at random for fairness),
+ * for `leaseMs`. Null when there is none.
+ */
+export async function claimWebhook(q: Queryable, owner: string, leaseMs: number): Promise<ClaimedWebhook | null> {
+  const { rows } = await q.query<{ id: string; url: string; webhook_type: WebhookType; auth_header: string | null; secret: string }>(
+    `WITH cand AS (
+       SELECT w.id FROM webhooks w
+        WHERE w.active
+          AND EXISTS (SELECT 1 FROM webhook_events e WHERE e.webhook_id = w.id AND e.state = 'pending' AND e.next_attempt_at <= clock_timestamp())
+          AND NOT EXISTS (SELECT 1 FROM webhook_leases l WHERE l.webhook_id = w.id AND l.until > clock_timestamp())
+        ORDER BY random()
+        LIMIT 1
+        FOR NO KEY UPDATE OF w SKIP LOCKED
+     ), got AS (
+       INSERT INTO webhook_leases AS l (webhook_id, owner, until)
+       SELECT id, $1, clock_timestamp() + $2::int * interval '1 millisecond' FROM cand
+       ON CONFLICT (webhook_id) DO UPDATE SET owner = EXCLUDED.owner, until = EXCLUDED.until WHERE l.until <= clock_timestamp()
+       RETURNING l.webhook_id
+     )
+     SELECT w.id::text AS id, w.url, w.webhook_type, w.auth_header, w.secret FROM got JOIN webhooks w ON w.id = got.webhook_id`,
+    [owner, Math.round(leaseMs)],
+  );
+  const r = rows[0];
+  return r ? { id: r.id, url: r.url, webhookType: r.webhook_type, authHeader: r.auth_header, secret: r.secret } : null;
+}
+
+/** Gives a lease up (only when `owner` still holds it). */
+export async function releaseLease(q: Queryable, webhookId: string, owner: string): Promise<void> {
+  await q.query('DELETE FROM webhook_leases WHERE webhook_id = $1 AND owner = $2', [webhookId, owner]);
+}
+
+export interface DueEvent {
+  id: number;
+  signature: string;
+  slot: number;
+  attempts: number;
+  queuedAt: Date;
+  /** The payload (null when retention removed it). */
+  raw: string | null;
+  enhanced: string | null;
+}
+
+/** A webhook's due events: earliest due first, then chain order (so first attempts go out in slot order). */
+export async function dueEvents(q: Queryable, webhookId: string, limit: number): Promise<DueEvent[]> {
+  const { rows } = await q.query<{ id: number; signature: string; slot: number; attempts: number; queued_at: Date; raw: string | null; enhanced: string | null }>(
+    `SELECT e.id, e.signature, e.slot, e.attempts, e.queued_at, p.raw, p.enhanced
+       FROM webhook_events e LEFT JOIN webhook_payloads p ON p.signature = e.signature
+      WHERE e.webhook_id = $1 AND e.state = 'pending' AND e.next_attempt_at <= clock_timestamp()
+      ORDER BY e.next_attempt_at, e.position
+      LIMIT $2`,
+    [webhookId, limit],
+  );
+  return rows.map((r) => ({ id: Number(r.id), signature: r.signature, slot: Number(r.slot), attempts: r.attempts, queuedAt: new Date(r.queued_at), raw: r.raw, enhanced: r.enhanced }));
+}
+
+export interface AttemptOutcome {
+  eventId: number;
+  webhookId: string;
+  owner: string;
+  leaseMs: number;
+  ok: boolean;
+  /** HTTP status; null when no response came. */
+  status: number | null;
+  latencyMs: number;
+  error: string | null;
+  /** Failed: delay before the next attempt. */
+  retryInMs: number;
+  /** Failed: how long after `queued_at` retries may still happen. */
+  windowMs: number;
+  /** Failed for good whatever the window (e.g. the payload is gone). */
+  final?: boolean;
+}
+
+export type RecordedState = 'delivered' | 'pending' | 'failed';
+
+/**
+ * Records one attempt, moves the event to its new state (delivered; pending with its next attempt time; failed
+ * when the next attempt would fall outside the retry window) and renews the lease — all in one statement, and
+ * only while `owner` holds the webhook's lease. Null when the lease was lost (another worker took over; nothing
+ * is written), else the event's new state.
+ */
+export async function recordAttempt(q: Queryable, o: AttemptOutcome): Promise<{ state: RecordedState; attempt: number; queuedAt: Date } | null> {
+  const { rows } = await q.query<{ state: RecordedState; attempts: number; queued_at: Date }>(
+    `WITH lease AS (
+       UPDATE webhook_leases SET until = clock_timestamp() + $3::int * interval '1 millisecond'
+        WHERE webhook_id = $2 AND owner = $4
+       RETURNING webhook_id
+     ), ev AS (
+       UPDATE webhook_events SET
+         attempts = attempts + 1,
+         last_attempt_at = clock_timestamp(),
+         last_status = $6,
+         last_error = $8,
+         state = CASE WHEN $5 THEN 'delivered'
+                      WHEN $11 OR clock_timestamp() + $9::int * interval '1 millisecond' > queued_at + $10::bigint * interval '1 millisecond' THEN 'failed'
+                      ELSE 'pending' END,
+         delivered_at = CASE WHEN $5 THEN clock_timestamp() ELSE delivered_at END,
+         next_attempt_at = CASE WHEN $5 THEN next_attempt_at ELSE clock_timestamp() + $9::int * interval '1 millisecond' END
+        WHERE id = $1 AND state = 'pending' AND EXISTS (SELECT 1 FROM lease)
+       RETURNING id, attempts, state, queued_at
+     ), log AS (
+       INSERT INTO webhook_attempts (event_id, webhook_id, attempt, ok, status, latency_ms, error, worker)
+       SELECT id, $2, attempts, $5, $6, $7, $8, $4 FROM ev
+     )
+     SELECT state, attempts, queued_at FROM ev`,
+    [o.eventId, o.webhookId, Math.round(o.leaseMs), o.owner, o.ok, o.status, Math.round(o.latencyMs), o.error, Math.round(o.retryInMs), Math.round(o.windowMs), o.final ?? false],
+  );
+  const r = rows[0];
+  return r ? { state: r.state, attempt: r.attempts, queuedAt: new Date(r.queued_at) } : null;
+}
+
+/** Attempts and failures of a webhook over the last `windowMs`. */
+export async function failureStats(q: Queryable, webhookId: string, windowMs: number): Promise<{ attempts: number; failures: number }> {
+  const { rows } = await q.query<{ attempts: number; failures: number }>(
+    `SELECT count(*)::int AS attempts, count(*) FILTER (WHERE NOT ok)::int AS failures
+       FROM webhook_attempts WHERE webhook_id = $1 AND at > clock_timestamp() - $2::bigint * interval '1 millisecond'`,
+    [webhookId, Math.round(windowMs)],
+  );
+  return rows[0];
+}
+
+/** Switches a webhook off with the reason (once: false when it was already off). */
+export async function deactivateWebhook(q: Queryable, webhookId: string, reason: string): Promise<boolean> {
+  const { rows } = await q.query(
+    `UPDATE webhooks SET active = false, deactivated_reason = $2, deactivated_at = clock_timestamp(), updated_at = clock_timestamp()
+      WHERE id = $1 AND active RETURNING id`,
+    [webhookId, reason],
+  );
+  return rows.length > 0;
+}
+
+/**
+ * After a webhook is switched on again: its pending events start a new retry window and are due at once (they
+ * waited while it was off).
+ */
+export async function restartPending(q: Queryable, webhookId: string): Promise<void> {
+  await q.query(
+    `UPDATE webhook_events SET queued_at = clock_timestamp(), next_attempt_at = LEAST(next_attempt_at, clock_timestamp())
+      WHERE webhook_id = $1 AND state = 'pending'`,
+    [webhookId],
+  );
+}
+
+/**
+ * Queues a webhook's events of slots [fromSlot, toSlot] again (delivered and failed ones too): each is due now,
+ * with a new retry window, and keeps its event id. Returns how many were queued.
+ */
+export async function replayEvents(q: Queryable, webhookId: string, fromSlot: number, toSlot: number | null): Promise<number> {
+  const { rows } = await q.query<{ n: number }>(
+    `WITH r AS (
+       UPDATE webhook_events SET state = 'pending', next_attempt_at = clock_timestamp(), queued_at = clock_timestamp()
+        WHERE webhook_id = $1 AND slot >= $2 AND ($3::int8 IS NULL OR slot <= $3)
+       RETURNING 1
+     ) SELECT count(*)::int AS n FROM r`,
+    [webhookId, fromSlot, toSlot],
+  );
+  return rows[0].n;
+}
+
+export type DeliveryState = 'pending' | 'delivered' | 'failed';
+
+export interface DeliveryRow {
+  id: number;
+  signature: string;
+  slot: number;
+  position: number;
+  state: DeliveryState;
+  attempts: number;
+  nextAttemptAt: Date;
+  queuedAt: Date;
+  createdAt: Date;
+  lastAttemptAt: Date | null;
+  lastStatus: number | null;
+  lastError: string | null;
+  deliveredAt: Date | null;
+}
+
+const DELIVERY_COLUMNS =
+  'id, signature, slot, position, state, attempts, next_attempt_at, queued_at, created_at, last_attempt_at, last_status, last_error, delivered_at';
+
+function toDelivery(r: Record<string, unknown>): DeliveryRow {
+  const date = (v: unknown) => (v == null ? null : new Date(v as string));
+  return {
+    id: Number(r.id),
+    signature: r.signature as string,
+    slot: Number(r.slot),
+    position: Number(r.position),
+    state: r.state as DeliveryState,
+    attempts: r.attempts as number,
+    nextAttemptAt: date(r.next_attempt_at)!,
+    queuedAt: date(r.queued_at)!,
+    createdAt: date(r.created_at)!,
+    lastAttemptAt: date(r.last_attempt_at),
+    lastStatus: (r.last_status as number | null) ?? null,
+    lastError: (r.last_error as string | null) ?? null,
+    deliveredAt: date(r.delivered_at),
+  };
+}
+
+/** A webhook's events, newest first (chain order), after the cursor `before` (exclusive). */
+export async function listDeliveries(
+  q: Queryable,
+  webhookId: string,
+  o: { limit: number; state?: DeliveryState; before?: { position: number; id: number } },
+): Promise<DeliveryRow[]> {
+  const params: unknown[] = [webhookId, o.limit];
+  let where = 'webhook_id = $1';
+  if (o.state) {
+    params.push(o.state);
+    where += ` AND state = $${params.length}`;
+  }
+  if (o.before) {
+    params.push(o.before.position, o.before.id);
+    where += ` AND (position, id) < ($${params.length - 1}::int8, $${params.length}::int8)`;
+  }
+  const { rows } = await q.query<Record<string, unknown>>(
+    `SELECT ${DELIVERY_COLUMNS} FROM webhook_events WHERE ${where} ORDER BY position DESC, id DESC LIMIT $2`,
+    params,
+  );
+  return rows.map(toDelivery);
+}
+
+/** One event of a webhook (null when it is not that webhook's). */
+export async function getDelivery(q: Queryable, webhookId: string, eventId: number): Promise<DeliveryRow | null> {
+  const { rows } = await q.query<Record<string, unknown>>(`SELECT ${DELIVERY_COLUMNS} FROM webhook_events WHERE webhook_id = $1 AND id = $2`, [webhookId, eventId]);
+  return rows.length ? toDelivery(rows[0]) : null;
+}
+
+export interface AttemptRow {
+  eventId: number;
+  attempt: number;
+  at: Date;
+  ok: boolean;
+  status: number | null;
+  latencyMs: number;
+  error: string | null;
+  worker: string | null;
+}
+
+/** Every attempt at the given events, in order. */
+export async function attemptsOf(q: Queryable, eventIds: readonly number[]): Promise<AttemptRow[]> {
+  if (!eventIds.length) return [];
+  const { rows } = await q.query<Record<string, unknown>>(
+    'SELECT event_id, attempt, at, ok, status, latency_ms, error, worker FROM webhook_attempts WHERE event_id = ANY($1::int8[]) ORDER BY event_id, id',
+    [eventIds],
+  );
+  return rows.map((r) => ({
+    eventId: Number(r.event_id),
+    attempt: r.attempt as number,
+    at: new Date(r.at as string),
+    ok: r.ok as boolean,
+    status: (r.status as number | null) ?? null,
+    latencyMs: r.latency_ms as number,
+    error: (r.error as string | null) ?? null,
+    worker: (r.worker as string | null) ?? null,
+  }));
+}
+
+/** Counts of a webhook's events by state. */
+export async function deliveryCounts(q: Queryable, webhookId: string): Promise<Record<DeliveryState, number>> {
+  const { rows } = await q.query<{ state: DeliveryState; n: number }>(
+    'SELECT state, count(*)::int AS n FROM webhook_events WHERE webhook_id = $1 GROUP BY state',
+    [webhookId],
+  );
+  const out: Record<DeliveryState, number> = { pending: 0, delivered: 0, failed: 0 };
+  for (const r of rows) out[r.state] = r.n;
+  return out;
+}
+
+/**
+ * Retention: finished events (and their attempts) older than `retentionMs`, attempts older than that, and payloads
+ * no event refers to any more. Pending events are never removed. Returns the number of events removed.
+ */
+export async function pruneDeliveries(q: Queryable, retentionMs: number): Promise<number> {
+  const ms = Math.round(retentionMs);
+  const { rows } = await q.query<{ n: number }>(
+    `WITH d AS (
+       DELETE FROM webhook_events WHERE state <> 'pending' AND created_at < clock_timestamp() - $1::bigint * interval '1 millisecond'
+       RETURNING 1
+     ) SELECT count(*)::int AS n FROM d`,
+    [ms],
+  );
+  await q.query(`DELETE FROM webhook_attempts WHERE at < clock_timestamp() - $1::bigint * interval '1 millisecond'`, [ms]);
+  await q.query(
+    `DELETE FROM webhook_payloads p WHERE p.created_at < clock_timestamp() - $1::bigint * interval '1 millisecond'
+        AND NOT EXISTS (SELECT 1 FROM webhook_events e WHERE e.signature = p.signature)`,
+    [ms],
+  );
+  return rows[0].n;
+}

@@ -1,0 +1,110 @@
+/**
+ * Which webhooks a transaction is delivered to, and the payloads it is delivered with. Pure: the subscriptions come
+ * in from the store (src/store/webhook-events.ts), the classifier is the enhanced one.
+ *
+ * A webhook matches a transaction when one of its `accountAddresses` is among the transaction's account keys
+ * (static and loaded from lookup tables) or owns one of its token accounts (the owners the execution meta records),
+ * so a watched wallet also sees tokens arriving in its token accounts. Then:
+ *  - `txnStatus`: `success` / `failed` keep only those; `all` both;
+ *  - enhanced and discord webhooks never receive failed transactions (compat-facts §5) and keep only the
+ *    `transactionTypes` listed (`ANY` = all);
+ *  - raw webhooks receive every matching transaction their `txnStatus` allows.
+ * Devnet variants (`rawDevnet`, ...) behave like their base type: the gateway indexes one cluster.
+ */
+import type { NormalizedTx } from '../core/model.js';
+import type { EnhancedTransaction } from '../enhanced/types.js';
+import type { WebhookType, TxnStatus } from '../store/webhooks.js';
+import { unknownIndexTiebreak } from '../ingest/fold-block.js';
+import { rawTransaction } from './raw-payload.js';
+
+export interface Subscription {
+  id: string;
+  webhookType: WebhookType;
+  transactionTypes: readonly string[];
+  txnStatus: TxnStatus;
+}
+
+export interface OutboxEvent {
+  webhookId: string;
+  signature: string;
+  slot: number;
+  /** slot * 1e6 + index in block: the order of first attempts. */
+  position: number;
+}
+
+export interface Payload {
+  signature: string;
+  slot: number;
+  /** JSON text of the raw transaction. */
+  raw: string;
+  /** JSON text of the enhanced transaction; null for failed transactions. */
+  enhanced: string | null;
+}
+
+export interface Matches {
+  events: OutboxEvent[];
+  payloads: Payload[];
+}
+
+/** Addresses of `tx` a webhook can watch: account keys and token-account owners. */
+export function watchedAddresses(tx: NormalizedTx): string[] {
+  const out = new Set(tx.accountKeys);
+  for (const b of tx.meta?.preTokenBalances ?? []) if (b.owner) out.add(b.owner);
+  for (const b of tx.meta?.postTokenBalances ?? []) if (b.owner) out.add(b.owner);
+  return [...out];
+}
+
+const baseType = (t: WebhookType) => t.replace(/Devnet$/, '') as 'raw' | 'enhanced' | 'discord';
+
+export function isFailed(tx: NormalizedTx): boolean {
+  return tx.meta != null && tx.meta.err != null;
+}
+
+/** The webhooks of `subs` (already matched by address) that take `tx`, typed by `classify` when needed. */
+function accepts(s: Subscription, tx: NormalizedTx, type: () => string): boolean {
+  const failed = isFailed(tx);
+  if (s.txnStatus === 'success' && failed) return false;
+  if (s.txnStatus === 'failed' && !failed) return false;
+  if (baseType(s.webhookType) === 'raw') return true;
+  if (failed) return false;
+  return s.transactionTypes.length === 0 || s.transactionTypes.includes('ANY') || s.transactionTypes.includes(type());
+}
+
+/**
+ * The outbox events and payloads of `txs` (transactions of written blocks, in chain order) given the active
+ * subscriptions by watched address. `classify` is called at most once per transaction, only when a typed webhook
+ * matched it or a payload is built.
+ */
+export function matchTransactions<T extends { tx: NormalizedTx }>(
+  items: readonly T[],
+  byAddress: ReadonlyMap<string, readonly Subscription[]>,
+  classify: (item: T) => EnhancedTransaction,
+): Matches {
+  const events: OutboxEvent[] = [];
+  const payloads: Payload[] = [];
+  if (!byAddress.size) return { events, payloads };
+  for (const item of items) {
+    const tx = item.tx;
+    if (tx.isVote) continue;
+    const hit = new Map<string, Subscription>();
+    for (const a of watchedAddresses(tx)) for (const s of byAddress.get(a) ?? []) hit.set(s.id, s);
+    if (!hit.size) continue;
+    let enhanced: EnhancedTransaction | null = null;
+    const enhance = () => (enhanced ??= classify(item));
+    const position = tx.slot * 1_000_000 + (tx.indexInBlock ?? unknownIndexTiebreak(tx.signature));
+    let any = false;
+    for (const s of hit.values()) {
+      if (!accepts(s, tx, () => enhance().type)) continue;
+      events.push({ webhookId: s.id, signature: tx.signature, slot: tx.slot, position });
+      any = true;
+    }
+    if (!any) continue;
+    payloads.push({
+      signature: tx.signature,
+      slot: tx.slot,
+      raw: JSON.stringify(rawTransaction(tx)),
+      enhanced: isFailed(tx) ? null : JSON.stringify(enhance()),
+    });
+  }
+  return { events, payloads };
+}

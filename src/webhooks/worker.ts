@@ -1,0 +1,247 @@
+/**
+ * The webhook delivery worker: `concurrency` loops per process, each taking one webhook's lease at a time
+ * (src/store/webhook-events.ts) and POSTing its due events one by one, in order, so a webhook's first attempts
+ * reach it in chain order. Any number of worker processes may share a database.
+ *
+ * Per attempt: the body is built from the stored payload (`raw` / `enhanced` arrays of one transaction, `discord`
+ * message), sent through the SSRF-guarded agent (every connection's resolved address checked; redirects are not
+ * followed — a 3xx is a failed attempt) with the Standard Webhooks headers (src/webhooks/signing.ts) and the
+ * webhook's authHeader as Authorization; any 2xx within the timeout is a delivery. The outcome is recorded with
+ * the event's next state (src/store/webhook-events.ts `recordAttempt`); failures are retried with exponential
+ * backoff and jitter until the retry window closes. After a failure, the webhook's failure rate over the
+ * deactivation window is checked and the webhook switched off (reason recorded) when it passes the threshold.
+ *
+ * Stopping finishes the attempts in flight (and records them) before resolving. A killed process leaves leases
+ * that expire after `leaseMs`; its events are then delivered by another worker (at least once, same event id).
+ */
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Logger } from 'pino';
+import type { Db } from '../store/db.js';
+import {
+  claimWebhook, deactivateWebhook, dueEvents, failureStats, pruneDeliveries, recordAttempt, releaseLease,
+  type ClaimedWebhook, type DueEvent,
+} from '../store/webhook-events.js';
+import { createGuardedAgent, guardedRequest, GuardedFetchError, SsrfError, type GuardedAgent, type SsrfPolicy } from '../net/ssrf.js';
+import { webhookAttempts, webhookDeactivations, webhookDeliveryLatency } from '../core/metrics.js';
+import type { EnhancedTransaction } from '../enhanced/types.js';
+import { retryDelayMs, type RetryPolicy } from './backoff.js';
+import { deliveryHeaders } from './signing.js';
+import { discordMessage } from './discord.js';
+
+export interface DeactivationPolicy {
+  /** Failure share (0..1) over the window at or above which a webhook is switched off; 0 = never. */
+  failureRate: number;
+  windowMs: number;
+  /** Attempts the window must hold before the rate counts. */
+  minAttempts: number;
+}
+
+export interface DeliveryWorkerOptions {
+  db: Db;
+  logger?: Logger;
+  /** Webhooks delivered at once by this process. */
+  concurrency: number;
+  /** Deadline of one POST (connect, headers, body). */
+  timeoutMs: number;
+  retry: RetryPolicy;
+  deactivation: DeactivationPolicy;
+  /** Target address policy; private/loopback/link-local/metadata targets are refused unless allowed. */
+  ssrf: SsrfPolicy;
+  /** Idle wait between looks for due events (ms); `wake()` cuts it short. */
+  pollMs?: number;
+  /** Events taken per lease before the webhook is handed back (fairness between webhooks). */
+  batch?: number;
+  /** Finished events and their attempts are kept this long (ms); 0 = no clean-up by this worker. */
+  retentionMs?: number;
+  explorerTxUrl?: string;
+  /** Name in the attempt log (default host:pid:random). */
+  workerId?: string;
+  /** Tests: the resolver the guarded agent uses. */
+  agent?: GuardedAgent;
+}
+
+export interface DeliveryWorker {
+  readonly id: string;
+  /** Resolves once every loop has stopped; attempts in flight finish and are recorded first. */
+  stop(): Promise<void>;
+  /** New events were queued: look now instead of at the next poll. */
+  wake(): void;
+  readonly stats: { delivered: number; failedAttempts: number; gaveUp: number; deactivated: number };
+}
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+
+/** The body of one delivery, or the reason none can be built (a permanent failure). */
+export function deliveryBody(w: Pick<ClaimedWebhook, 'webhookType'>, e: Pick<DueEvent, 'raw' | 'enhanced'>, explorerTxUrl?: string): { body: string } | { error: string } {
+  if (e.raw === null) return { error: 'payload no longer stored (retention); replay is not possible for this event' };
+  const base = w.webhookType.replace(/Devnet$/, '');
+  if (base === 'raw') return { body: `[${e.raw}]` };
+  if (e.enhanced === null) return { error: 'failed transaction: enhanced and discord webhooks do not receive failed transactions' };
+  if (base === 'enhanced') return { body: `[${e.enhanced}]` };
+  return { body: JSON.stringify(discordMessage(JSON.parse(e.enhanced) as EnhancedTransaction, explorerTxUrl)) };
+}
+
+function describe(e: unknown): string {
+  if (e instanceof SsrfError) return `refused target: ${e.message}`;
+  if (e instanceof GuardedFetchError) return e.kind === 'too_many_redirects' ? 'redirect not followed (webhook URLs must answer directly)' : `${e.kind}: ${e.message}`;
+  return (e as Error)?.message ?? String(e);
+}
+
+export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
+  const id = o.workerId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  const pollMs = o.pollMs ?? 250;
+  const batch = o.batch ?? 50;
+  // A lease outlives any single attempt (the POST, then the statement recording it, which renews the lease).
+  const leaseMs = o.timeoutMs * 2 + 5000;
+  const agent = o.agent ?? createGuardedAgent(o.ssrf, { connections: 4, connectTimeoutMs: o.timeoutMs });
+  const ctl = new AbortController();
+  const stats = { delivered: 0, failedAttempts: 0, gaveUp: 0, deactivated: 0 };
+  let idleCtl = new AbortController();
+  const log = o.logger?.child({ component: 'webhook-worker', worker: id });
+
+  function wake() {
+    idleCtl.abort();
+    idleCtl = new AbortController();
+  }
+
+  async function attempt(w: ClaimedWebhook, e: DueEvent): Promise<boolean> {
+    const built = deliveryBody(w, e, o.explorerTxUrl);
+    const started = performance.now();
+    let ok = false;
+    let status: number | null = null;
+    let error: string | null = null;
+    let final = false;
+    if ('error' in built) {
+      error = built.error;
+      final = true;
+    } else {
+      try {
+        const res = await guardedRequest(w.url, {
+          agent,
+          method: 'POST',
+          headers: deliveryHeaders({ webhookId: w.id, signature: e.signature, secret: w.secret, body: built.body, authHeader: w.authHeader, nowMs: Date.now() }),
+          body: built.body,
+          maxRedirects: 0,
+          timeoutMs: o.timeoutMs,
+          maxBytes: 64 * 1024,
+        });
+        status = res.status;
+        ok = status >= 200 && status < 300;
+        if (!ok) error = `HTTP ${status}`;
+      } catch (err) {
+        error = describe(err);
+      }
+    }
+    const latencyMs = performance.now() - started;
+    const rec = await recordAttempt(o.db, {
+      eventId: e.id, webhookId: w.id, owner: id, leaseMs, ok, status, latencyMs, error, final,
+      retryInMs: retryDelayMs(e.attempts + 1, o.retry, Math.random()), windowMs: o.retry.windowMs,
+    });
+    if (!rec) {
+      log?.warn({ webhook: w.id, event: e.id }, 'webhook lease lost; another worker continues');
+      return false;
+    }
+    if (rec.state === 'delivered') {
+      stats.delivered++;
+      webhookAttempts.inc({ outcome: 'delivered' });
+      if (rec.attempt === 1) webhookDeliveryLatency.observe((Date.now() - rec.queuedAt.getTime()) / 1000);
+    } else {
+      stats.failedAttempts++;
+      if (rec.state === 'failed') stats.gaveUp++;
+      webhookAttempts.inc({ outcome: rec.state === 'failed' ? 'failed' : 'retry' });
+      log?.debug({ webhook: w.id, event: e.id, attempt: rec.attempt, error, state: rec.state }, 'webhook delivery failed');
+      if (await maybeDeactivate(w)) return false;
+    }
+    return true;
+  }
+
+  /** Switches the webhook off when its failure rate passes the threshold; true when it did. */
+  async function maybeDeactivate(w: ClaimedWebhook): Promise<boolean> {
+    const p = o.deactivation;
+    if (!(p.failureRate > 0)) return false;
+    const s = await failureStats(o.db, w.id, p.windowMs);
+    if (s.attempts < p.minAttempts || s.failures / s.attempts < p.failureRate) return false;
+    const reason = `delivery failure rate ${(100 * s.failures / s.attempts).toFixed(1)}% (${s.failures} of ${s.attempts} attempts in the last ${Math.round(p.windowMs / 1000)} s) reached the threshold of ${(100 * p.failureRate).toFixed(1)}%`;
+    if (await deactivateWebhook(o.db, w.id, reason)) {
+      stats.deactivated++;
+      webhookDeactivations.inc();
+      log?.warn({ webhook: w.id, reason }, 'webhook deactivated');
+    }
+    return true;
+  }
+
+  async function serveWebhook(w: ClaimedWebhook): Promise<void> {
+    try {
+      let sent = 0;
+      while (!ctl.signal.aborted && sent < batch) {
+        const due = await dueEvents(o.db, w.id, Math.min(batch - sent, 50));
+        if (!due.length) return;
+        for (const e of due) {
+          if (ctl.signal.aborted) return;
+          sent++;
+          if (!(await attempt(w, e))) return;
+        }
+      }
+    } finally {
+      await releaseLease(o.db, w.id, id).catch((err) => log?.warn({ err, webhook: w.id }, 'webhook lease release failed'));
+    }
+  }
+
+  async function loop(): Promise<void> {
+    while (!ctl.signal.aborted) {
+      let w: ClaimedWebhook | null = null;
+      try {
+        w = await claimWebhook(o.db, id, leaseMs);
+        if (w) await serveWebhook(w);
+      } catch (err) {
+        if (ctl.signal.aborted) return;
+        log?.error({ err, webhook: w?.id }, 'webhook delivery loop error');
+        await sleep(1000, ctl.signal);
+        continue;
+      }
+      if (!w) {
+        const idle = idleCtl.signal;
+        await sleep(pollMs, AbortSignal.any([ctl.signal, idle]));
+      }
+    }
+  }
+
+  async function prune(): Promise<void> {
+    const retention = o.retentionMs ?? 0;
+    if (!(retention > 0)) return;
+    while (!ctl.signal.aborted) {
+      try {
+        const n = await pruneDeliveries(o.db, retention);
+        if (n) log?.info({ removed: n }, 'webhook deliveries past retention removed');
+      } catch (err) {
+        if (!ctl.signal.aborted) log?.warn({ err }, 'webhook retention clean-up failed');
+      }
+      await sleep(10 * 60_000, ctl.signal);
+    }
+  }
+
+  const loops = [...Array.from({ length: Math.max(1, o.concurrency) }, loop), prune()];
+  log?.info({ concurrency: o.concurrency }, 'webhook delivery worker started');
+
+  return {
+    id,
+    stats,
+    wake,
+    async stop() {
+      ctl.abort();
+      wake();
+      await Promise.allSettled(loops);
+      if (!o.agent) await agent.close();
+    },
+  };
+}
