@@ -6,6 +6,7 @@
 import type { Block, NormalizedTx } from '../core/model.js';
 import { isWritable } from '../core/model.js';
 import { NATIVE_DECIMALS, NATIVE_MINT } from '../core/programs.js';
+import { classifyTransaction } from '../enhanced/classify.js';
 import type { DomainEvent } from '../parsers/events.js';
 import type { BalanceChange, BlockUpdate, TokenAccountPatch, WalletTransferRow } from '../store/block-update.js';
 import { emptyUpdate, posOf } from '../store/block-update.js';
@@ -85,6 +86,7 @@ function foldTx(u: BlockUpdate, { tx, events }: ParsedTx, ctx: FoldContext): voi
   const meta = tx.meta;
   const keys = tx.accountKeys;
   const n = keys.length;
+  const enhancedType = classifyTransaction(tx, events, ctx).type;
   u.transactions.push({
     signature: tx.signature,
     slot: tx.slot,
@@ -94,6 +96,7 @@ function foldTx(u: BlockUpdate, { tx, events }: ParsedTx, ctx: FoldContext): voi
     feePayer: keys[0],
     err: meta?.err ?? null,
     hasMeta: meta !== null,
+    enhancedType,
   });
 
   /** Keys that are wallets/accounts rather than programs being called or sysvars. */
@@ -153,7 +156,7 @@ function foldTx(u: BlockUpdate, { tx, events }: ParsedTx, ctx: FoldContext): voi
       list = [];
       for (const [mint, v] of c) list.push({ mint, amount: v.amount.toString(), decimals: v.decimals });
     }
-    u.addressLinks.push({ address, slot: tx.slot, txIndex, signature: tx.signature, relation: rel, changes: list });
+    u.addressLinks.push({ address, slot: tx.slot, txIndex, signature: tx.signature, relation: rel, changes: list, enhancedType });
   }
 
   foldEvents(u, tx, events, pos, txIndex, resolve, ctx);

@@ -32,6 +32,8 @@ export interface TxRow {
   feePayer: string;
   err: unknown | null;
   hasMeta: boolean;
+  /** The enhanced transaction type (`classifyTransaction(...).type`); null when not classified. */
+  enhancedType: string | null;
 }
 
 /** relation: 1 direct reference, 2 changed an owned token account's balance, 3 touched an owned token account. */
@@ -42,6 +44,8 @@ export interface AddressLinkRow {
   signature: string;
   relation: 1 | 2 | 3;
   changes: BalanceChange[] | null;
+  /** The transaction's enhanced type, repeated on each link so a wallet's history filters by type on one index. */
+  enhancedType: string | null;
 }
 
 export interface SolBalanceRow {

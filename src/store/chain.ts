@@ -40,12 +40,20 @@ export function transactionsStatement(rows: TxRow[]): Statement | null {
       { name: 'fee_payer', type: 'text', get: (r) => r.feePayer },
       { name: 'err', type: 'jsonb', get: (r) => (r.err == null ? null : JSON.stringify(r.err)) },
       { name: 'has_meta', type: 'bool', get: (r) => r.hasMeta },
+      { name: 'enhanced_type', type: 'text', get: (r) => r.enhancedType },
     ],
     rows,
-    // A record with meta completes one seen earlier without it (Geyser-style); otherwise the first write stays.
-    `ON CONFLICT (signature) DO UPDATE SET fee = EXCLUDED.fee, err = EXCLUDED.err, has_meta = true,
-       block_time = COALESCE(t.block_time, EXCLUDED.block_time)
-     WHERE NOT t.has_meta AND EXCLUDED.has_meta`,
+    // A record with meta completes one seen earlier without it (Geyser-style); otherwise the first write stays,
+    // except that a row without a type (written before migration 015) takes the type of a record at least as
+    // complete (re-ingesting old slots fills types in).
+    `ON CONFLICT (signature) DO UPDATE SET
+       fee = CASE WHEN t.has_meta THEN t.fee ELSE EXCLUDED.fee END,
+       err = CASE WHEN t.has_meta THEN t.err ELSE EXCLUDED.err END,
+       has_meta = t.has_meta OR EXCLUDED.has_meta,
+       block_time = COALESCE(t.block_time, EXCLUDED.block_time),
+       enhanced_type = COALESCE(EXCLUDED.enhanced_type, t.enhanced_type)
+     WHERE (NOT t.has_meta AND EXCLUDED.has_meta)
+        OR (t.enhanced_type IS NULL AND EXCLUDED.enhanced_type IS NOT NULL AND EXCLUDED.has_meta >= t.has_meta)`,
   );
 }
 
@@ -63,10 +71,13 @@ export function addressLinksStatement(rows: AddressLinkRow[]): Statement | null 
       { name: 'signature', type: 'text', get: (r) => r.signature },
       { name: 'relation', type: 'smallint', get: (r) => r.relation },
       { name: 'changes', type: 'jsonb', get: (r) => (r.changes ? changesJson(r.changes) : null) },
+      { name: 'enhanced_type', type: 'text', get: (r) => r.enhancedType },
     ],
     rows,
+    // The type follows the latest record that has one (a record with meta normally comes last).
     `ON CONFLICT (address, slot, tx_index, signature) DO UPDATE SET
-       relation = LEAST(t.relation, EXCLUDED.relation), changes = COALESCE(EXCLUDED.changes, t.changes)`,
+       relation = LEAST(t.relation, EXCLUDED.relation), changes = COALESCE(EXCLUDED.changes, t.changes),
+       enhanced_type = COALESCE(EXCLUDED.enhanced_type, t.enhanced_type)`,
   );
 }
 
@@ -141,6 +152,11 @@ export interface HistoryQuery {
   ascending: boolean;
   /** Reads never go past the checkpoint. */
   maxSlot: number;
+  /**
+   * Only transactions of this enhanced type (never `UNKNOWN`: the type index leaves it out). Transactions indexed
+   * before types were stored have none and never match.
+   */
+  type?: string;
 }
 
 /** One page of a wallet's transactions, newest first (or oldest first when `ascending`), keyset-paginated. */
@@ -151,6 +167,13 @@ export async function queryHistory(q: Queryable, h: HistoryQuery): Promise<Histo
     params.push(h.from.slot, h.from.txIndex, h.from.signature);
     bound = `AND (a.slot, a.tx_index, a.signature) ${h.ascending ? '>' : '<'} ($5, $6, $7)`;
   }
+  let typed = '';
+  if (h.type !== undefined) {
+    if (h.type === 'UNKNOWN') throw new Error('queryHistory: UNKNOWN is not a type filter');
+    params.push(h.type);
+    // The literal predicate matches the partial index address_transactions_type_idx (migration 015).
+    typed = `AND a.enhanced_type = $${params.length} AND a.enhanced_type <> 'UNKNOWN'`;
+  }
   const dir = h.ascending ? 'ASC' : 'DESC';
   const { rows } = await q.query<{
     signature: string; slot: number; tx_index: number; block_time: number | null; fee: number | null;
@@ -158,7 +181,7 @@ export async function queryHistory(q: Queryable, h: HistoryQuery): Promise<Histo
   }>(
     `SELECT a.signature, a.slot, a.tx_index, t.block_time, t.fee, t.fee_payer, t.err, a.changes
        FROM address_transactions a JOIN transactions t ON t.signature = a.signature
-      WHERE a.address = $1 AND a.relation <= $2 AND a.slot <= $3 ${bound}
+      WHERE a.address = $1 AND a.relation <= $2 AND a.slot <= $3 ${bound} ${typed}
       ORDER BY a.slot ${dir}, a.tx_index ${dir}, a.signature ${dir}
       LIMIT $4`,
     params,
