@@ -45,7 +45,7 @@ const ok = all.filter(({ tx }) => tx.meta?.err === null);
 /** The fee payer's token balance changes, per token account, from the recorded balances (WSOL excluded). */
 function payerTokenDeltas(tx: NormalizedTx): Map<string, bigint> {
   const m = new Map<string, bigint>();
-  const add = (list: NonNullable<NormalizedTx['meta']>['preTokenBalances'], sign: bigint) => {
+  const add = (list: NonNullable<NormalizedTx['meta']>['preTokenBalances'] | undefined, sign: bigint) => {
     for (const b of list ?? []) {
       if (b.owner !== tx.accountKeys[0] || b.mint === WSOL) continue;
       const k = tx.accountKeys[b.accountIndex];
