@@ -3,18 +3,32 @@
  * Pure and synchronous: no database, network, clock or logger; facts the transaction cannot give (owners of token
  * accounts a meta-less record touches, token standards, symbols) come in through the context.
  *
- * What is classified:
- *  - Bubblegum (compressed NFTs): the COMPRESSED_NFT_* types, CREATE_MERKLE_TREE, DELEGATE_MERKLE_TREE and
- *    DECOMPRESS_NFT, source BUBBLEGUM, with `events.compressed` (also when another program invoked Bubblegum, e.g.
- *    a marketplace settling a cNFT sale: until marketplaces are recognised that sale reads as a cNFT transfer);
- *  - transactions whose outer instructions only call System, SPL Token, Token-2022, Associated Token Account,
- *    Compute Budget and Memo: BURN, TOKEN_MINT, TRANSFER (source SOLANA_PROGRAM_LIBRARY for tokens,
- *    SYSTEM_PROGRAM for lamports), CLOSE_ACCOUNT, INITIALIZE_ACCOUNT (token account opened), SET_AUTHORITY (with
- *    `events.setAuthority`), APPROVE, REVOKE, FREEZE, THAW — the first that applies, in that order;
- *  - everything else (other programs at the top level, failed transactions, nothing of note): UNKNOWN, still
- *    with its transfers, balance changes and instructions.
- * Not covered yet: Token Metadata (NFT_MINT, BURN_NFT), MPL Core, swaps (`events.swap`), marketplace sales and
- * listings (`events.nft`), staking; they come out as UNKNOWN with correct transfers.
+ * What is classified, the first that applies (failed transactions: UNKNOWN, whatever they invoked):
+ *  1. Magic Eden v2 marketplace instructions (marketplaces.ts): NFT_SALE (execute_sale_v2, checked against the
+ *     reference's answer for a recorded sale), NFT_LISTING, NFT_CANCEL_LISTING, NFT_BID, NFT_BID_CANCELLED, source
+ *     MAGIC_EDEN, with `events.nft`;
+ *  2. swaps (swaps.ts): a swap instruction of a known DEX or aggregator (programs.ts: Jupiter v6/v4, Raydium AMM v4 /
+ *     CLMM / CPMM, Orca Whirlpool and token-swap v2, Meteora DLMM and pools, Pump.fun, Phoenix, OpenBook v2,
+ *     Lifinity v2, Invariant, Saber, Mercurial) at any invocation depth: SWAP, source the outermost swap program
+ *     (JUPITER, RAYDIUM, ORCA; UNKNOWN for programs the TransactionSource enum has no value for), `events.swap` from
+ *     the fee payer's balance changes with one `innerSwaps` entry per DEX hop;
+ *  3. Bubblegum (compressed NFTs): the COMPRESSED_NFT_* types, CREATE_MERKLE_TREE, DELEGATE_MERKLE_TREE and
+ *     DECOMPRESS_NFT, source BUBBLEGUM, with `events.compressed` (also when another program invoked Bubblegum: a cNFT
+ *     sold through a marketplace not covered above reads as a cNFT transfer);
+ *  4. MPL Core and Token Metadata instructions at any depth (mpl-core.ts, token-metadata.ts): NFT_MINT (with
+ *     `events.nft`, saleType MINT; source CANDY_MACHINE_V2/V3 when a Candy Machine invoked it, else METAPLEX; a
+ *     fungible token given metadata is not an NFT mint), BURN_NFT, TRANSFER, CREATE_COLLECTION, UPDATE, source
+ *     METAPLEX;
+ *  5. transactions whose outer instructions only call System, SPL Token, Token-2022, Associated Token Account,
+ *     Compute Budget and Memo: BURN, TOKEN_MINT, TRANSFER (source SOLANA_PROGRAM_LIBRARY for tokens,
+ *     SYSTEM_PROGRAM for lamports), CLOSE_ACCOUNT, INITIALIZE_ACCOUNT (token account opened), SET_AUTHORITY (with
+ *     `events.setAuthority`), APPROVE, REVOKE, FREEZE, THAW — the first that applies, in that order;
+ *  6. everything else (other programs at the top level, nothing of note): UNKNOWN, still with its transfers,
+ *     balance changes and instructions.
+ * Not covered: Tensor (TSWAP, TCOMP) and Magic Eden MMM pools, Metaplex Auction House and other marketplaces,
+ * staking, lending, liquidity operations of the DEXes (they stay UNKNOWN with correct transfers); NFT mint prices
+ * (`events.nft.amount` is 0 for mints). MPL Core is implemented from its public IDL only: no recorded Core
+ * transaction is in the tests.
  */
 import type { Address, NormalizedTx } from '../core/model.js';
 import { ATA_PROGRAM, COMPUTE_BUDGET_PROGRAM, MEMO_PROGRAM, SYSTEM_PROGRAM, TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from '../core/programs.js';
@@ -26,6 +40,7 @@ import { accountData } from './account-data.js';
 import { compressedEvents } from './compressed.js';
 import { enhancedInstructions } from './instructions.js';
 import { marketplaceEvent, type MarketplaceVerdict } from './marketplaces.js';
+import { CANDY_MACHINE_SOURCES } from './programs.js';
 import { mplCoreOperations } from './mpl-core.js';
 import { swapEvent, swapHops } from './swaps.js';
 import { mintDecimalsResolver, tokenAccountResolver, type KnownAccounts } from './token-accounts.js';
@@ -91,7 +106,7 @@ export function classifyTransaction(tx: NormalizedTx, events: readonly DomainEve
     ? { type: 'UNKNOWN' as const, source: 'UNKNOWN' as const, description: '' }
     : (marketplaceVerdict(market, label) ??
       swapVerdict(tx, ixs, evs, transferOpts, label) ??
-      (compressed.length ? null : nftVerdict(tx, nftOps, movements, impliedStandard, label)) ??
+      (compressed.length ? null : nftVerdict(tx, ixs, nftOps, movements, impliedStandard, label)) ??
       classify(tx, ixs, evs, native, movements, compressed, label));
   const { type, source, description } = verdict;
   if (verdict.nft) events_.nft = verdict.nft;
@@ -163,6 +178,7 @@ const NFT_STANDARDS: ReadonlySet<TokenStandard> = new Set(['NonFungible', 'NonFu
 /** Token Metadata and MPL Core operations: the first of NFT_MINT, BURN_NFT, TRANSFER, CREATE_COLLECTION, UPDATE. */
 function nftVerdict(
   tx: NormalizedTx,
+  ixs: readonly TracedInstruction[],
   ops: readonly NftOperation[],
   movements: readonly TokenMovement[],
   standard: (mint: Address) => TokenStandard | null,
@@ -184,11 +200,12 @@ function nftVerdict(
         payer;
       const buyer = receiver(mints[0]);
       const description = `${buyer} minted ${names}.`;
+      const source = ixs.map((ix) => CANDY_MACHINE_SOURCES.get(ix.programId)).find((s) => s !== undefined) ?? 'METAPLEX';
       const nft: NftEvent = {
-        description, type, source: 'METAPLEX', amount: 0, fee: tx.meta ? Number(tx.meta.fee) : 0, feePayer: payer,
+        description, type, source, amount: 0, fee: tx.meta ? Number(tx.meta.fee) : 0, feePayer: payer,
         signature: tx.signature, slot: tx.slot, timestamp: tx.blockTime ?? 0, saleType: 'MINT', buyer, seller: '', staker: '', nfts,
       };
-      return { type, source: 'METAPLEX', description, nft };
+      return { type, source, description, nft };
     }
     const first = list[0];
     const by = first.owner ?? payer;

@@ -88,3 +88,13 @@ export const SWAP_PROGRAMS: readonly SwapProgram[] = [
 ];
 
 export const SWAP_PROGRAM_BY_ID: ReadonlyMap<Address, SwapProgram> = new Map(SWAP_PROGRAMS.map((p) => [p.programId, p]));
+
+/**
+ * Candy Machine programs: an NFT_MINT they invoke is attributed to them. Ids as listed by Metaplex's public
+ * program lists (v2; v3 = Candy Machine Core with its Candy Guard).
+ */
+export const CANDY_MACHINE_SOURCES: ReadonlyMap<Address, TransactionSource> = new Map([
+  ['cndy3Z4yapfJBmL3ShUp5exZKqR3z33thTzeNMm2gRZ', 'CANDY_MACHINE_V2'],
+  ['CndyV3LdqHUfDLmE5naZjVN8rBZz4tqhdefbAnjHG3JR', 'CANDY_MACHINE_V3'],
+  ['Guard1JwRhJkVH6XZhzoYxeBVQe872VH6QggF4BWmS9g', 'CANDY_MACHINE_V3'],
+]);

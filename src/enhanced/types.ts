@@ -160,7 +160,7 @@ export interface InnerSwap {
   programInfo: ProgramInfo;
 }
 
-/** `events.swap` (not produced yet by this classifier; see classify.ts). */
+/** `events.swap`: the fee payer's side of a swap (see swaps.ts). */
 export interface SwapEvent {
   nativeInput: NativeBalanceChange | null;
   nativeOutput: NativeBalanceChange | null;
@@ -171,7 +171,7 @@ export interface SwapEvent {
   innerSwaps: InnerSwap[];
 }
 
-/** `events.nft` (not produced yet by this classifier; see classify.ts). */
+/** `events.nft`: a marketplace operation or an NFT mint (see marketplaces.ts, classify.ts). */
 export interface NftEvent {
   description: string;
   type: TransactionType;
