@@ -76,7 +76,7 @@ describe('Token Metadata instructions built by the official client', () => {
   it('CreateMetadataAccountV3 + CreateMasterEditionV3 name the same mint, the latter as a master edition', () => {
     const ops = tokenMetadataOperations([
       ...traced(createMetadataAccountV3(umi, { mint: mint.publicKey, mintAuthority: payer, data: { name: 'n', symbol: '', uri: 'https://u', sellerFeeBasisPoints: 0, creators: none(), collection: none(), uses: none() }, isMutable: true, collectionDetails: none() })),
-      ...traced(createMasterEditionV3(umi, { mint: mint.publicKey, maxSupply: 0 })),
+      ...traced(createMasterEditionV3(umi, { mint: mint.publicKey, mintAuthority: payer, maxSupply: 0 })),
     ]);
     expect(ops.map((o) => [o.instructionName, o.mint, o.masterEdition ?? false])).toEqual([
       ['createMetadataAccountV3', m, false],
