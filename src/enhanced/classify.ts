@@ -30,18 +30,18 @@
  * (`events.nft.amount` is 0 for mints). MPL Core is implemented from its public IDL only: no recorded Core
  * transaction is in the tests.
  */
+import { uiAmount } from '../core/encoding.js';
 import type { Address, NormalizedTx } from '../core/model.js';
 import { ATA_PROGRAM, COMPUTE_BUDGET_PROGRAM, MEMO_PROGRAM, SYSTEM_PROGRAM, TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from '../core/programs.js';
 import { walkTransaction } from '../ingest/walk.js';
 import { BUBBLEGUM_PROGRAM, parseBubblegumTransaction, type CnftEvent } from '../parsers/bubblegum/index.js';
 import type { DomainEvent, TracedInstruction } from '../parsers/events.js';
-import { uiAmount } from '../core/encoding.js';
 import { accountData } from './account-data.js';
 import { compressedEvents } from './compressed.js';
 import { enhancedInstructions } from './instructions.js';
 import { marketplaceEvent, type MarketplaceVerdict } from './marketplaces.js';
-import { CANDY_MACHINE_SOURCES } from './programs.js';
 import { mplCoreOperations } from './mpl-core.js';
+import { CANDY_MACHINE_SOURCES } from './programs.js';
 import { swapEvent, swapHops } from './swaps.js';
 import { mintDecimalsResolver, tokenAccountResolver, type KnownAccounts } from './token-accounts.js';
 import { tokenMetadataOperations, type NftOperation } from './token-metadata.js';

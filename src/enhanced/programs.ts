@@ -2,9 +2,9 @@
  * Programs the enhanced classifier recognises beyond System/SPL/Bubblegum, with the instructions it treats as swaps
  * or marketplace operations. Pure data plus small matchers; no I/O.
  *
- * Program ids: each one appears in public DEX/label tables of several open-source Solana projects and, for most,
- * in the recorded mainnet block test/fixtures/photon-blocks/index_block_metadata/254170887 (slot 254170887), where
- * the instruction discriminators listed here were checked against real instructions (test/enhanced/swaps.test.ts).
+ * Program ids: each one appears in public DEX/label tables of several open-source Solana projects. Most appear in
+ * the recorded mainnet block test/fixtures/photon-blocks/index_block_metadata/254170887, where
+ * test/enhanced/swaps.test.ts checks that every DEX instruction Jupiter invoked there is recognised as a swap hop.
  * Anchor discriminators are `sha256("global:<instruction name>")[0..8]`; the names are those of the programs'
  * public IDLs. `source` is a value of the TransactionSource enum (types.ts) when the enum has one for the program,
  * otherwise `UNKNOWN` (the enum lists only values of the reference's Source enum stated in the spec).
@@ -57,10 +57,11 @@ export interface SwapProgram {
 
 /**
  * Swap programs. The matcher lists only swap instructions (liquidity, position and market-making instructions of
- * the same programs are not swaps). Checked on the recorded block: Jupiter v6 `route`/`shared_accounts_route`,
- * Jupiter v4 `route`, Raydium AMM v4 bytes 9/11, Raydium CLMM, Orca Whirlpool, Meteora DLMM, Meteora pools,
- * Lifinity v2 and Invariant `swap`, Phoenix byte 0, Orca token-swap and Saber byte 1, Mercurial byte 4.
- * The others (Raydium CPMM, Pump.fun, OpenBook v2, Meteora DLMM `swap2`…) are from their public IDLs only.
+ * the same programs are not swaps). Seen in the recorded block (routed by Jupiter, or called directly): Jupiter v6
+ * `route`/`shared_accounts_route`, Jupiter v4 `route`, Raydium AMM v4 bytes 9/11, Raydium CLMM, Orca Whirlpool,
+ * Meteora DLMM, Meteora pools, Lifinity v2 and Invariant `swap`, Phoenix byte 0, Orca token-swap v1/v2, Saros and
+ * Saber byte 1, Mercurial byte 4. The other names (Jupiter's exact-out and token-ledger routes, checked against its
+ * public IDL's discriminators; Raydium CPMM, Pump.fun, OpenBook v2, Meteora DLMM `swap2`…) are from public IDLs only.
  */
 export const SWAP_PROGRAMS: readonly SwapProgram[] = [
   {
@@ -73,7 +74,8 @@ export const SWAP_PROGRAMS: readonly SwapProgram[] = [
   { programId: 'CAMMCzo5YL8w4VFF8KVHrK22GGUsp5VTaW7grrKgrWqK', source: 'RAYDIUM', programName: 'RAYDIUM_CLMM', aggregator: false, swap: anchorMatcher(['swap', 'swap_v2', 'swap_router_base_in']) },
   { programId: 'CPMMoo8L3F4NbTegBCKVNunggL7H1ZpdTHKxQB5qKP1C', source: 'RAYDIUM', programName: 'RAYDIUM_CPMM', aggregator: false, swap: anchorMatcher(['swap_base_input', 'swap_base_output']) },
   { programId: 'whirLbMiicVdio4qvUfM5KAg6Ct8VwpYzGff3uctyCc', source: 'ORCA', programName: 'ORCA_WHIRLPOOLS', aggregator: false, swap: anchorMatcher(['swap', 'swap_v2', 'two_hop_swap', 'two_hop_swap_v2']) },
-  // SPL token-swap instruction enum (Orca v2 is a deployment of it): 1 Swap.
+  // SPL token-swap instruction enum (Orca's token-swap programs, Saros, are deployments of it): 1 Swap.
+  { programId: 'DjVE6JNiYqPL2QXyCUUh8rNjHrbz9hXHNYt99MQ59qw1', source: 'ORCA', programName: 'ORCA_TOKEN_SWAP_V1', aggregator: false, swap: byteMatcher({ 1: 'swap' }) },
   { programId: '9W959DqEETiGZocYWCQPaJ6sBmUzgfxXfqGeTEdp3aQP', source: 'ORCA', programName: 'ORCA_TOKEN_SWAP_V2', aggregator: false, swap: byteMatcher({ 1: 'swap' }) },
   { programId: 'LBUZKhRxPF3XUpBCjp4YzTKgLccjZhTSDM9YuVaPwxo', source: 'UNKNOWN', programName: 'METEORA_DLMM', aggregator: false, swap: anchorMatcher(['swap', 'swap_exact_out', 'swap_with_price_impact', 'swap2', 'swap_exact_out2', 'swap_with_price_impact2']) },
   { programId: 'Eo7WjKq67rjJQSZxS6z3YkapzY3eMj6Xy8X5EQVn5UaB', source: 'UNKNOWN', programName: 'METEORA_POOLS', aggregator: false, swap: anchorMatcher(['swap']) },
@@ -83,6 +85,7 @@ export const SWAP_PROGRAMS: readonly SwapProgram[] = [
   { programId: 'opnb2LAfJYbRMAHHvqjCwQxanZn7ReEHp1k81EohpZb', source: 'UNKNOWN', programName: 'OPENBOOK_V2', aggregator: false, swap: anchorMatcher(['place_take_order']) },
   { programId: '2wT8Yq49kHgDzXuPxZSaeLaH1qbmGXtEyPy64bL7aD3c', source: 'UNKNOWN', programName: 'LIFINITY_V2', aggregator: false, swap: anchorMatcher(['swap']) },
   { programId: 'HyaB3W9q6XdA5xwpU4XnSZV94htfmbmqJXZcEbRaJutt', source: 'UNKNOWN', programName: 'INVARIANT', aggregator: false, swap: anchorMatcher(['swap']) },
+  { programId: 'SSwapUtytfBdBn1b9NUGG6foMVPtcWgpRU32HToDUZr', source: 'UNKNOWN', programName: 'SAROS', aggregator: false, swap: byteMatcher({ 1: 'swap' }) },
   { programId: 'SSwpkEEcbUqx4vtoEByFjSkhKdCT862DNVb52nZg1UZ', source: 'UNKNOWN', programName: 'SABER', aggregator: false, swap: byteMatcher({ 1: 'swap' }) },
   { programId: 'MERLuDFBMmsHnsBPZw2sDQZHvXFMwp8EdjudcU2HKky', source: 'UNKNOWN', programName: 'MERCURIAL', aggregator: false, swap: byteMatcher({ 4: 'exchange' }) },
 ];

@@ -170,6 +170,21 @@ describe('swaps in recorded mainnet block 254170887', () => {
       }
     });
 
+    it('every DEX Jupiter invoked directly is a hop of innerSwaps, in invocation order (the whole program table on real routes)', () => {
+      let hops = 0;
+      for (const { tx, e } of routed) {
+        const invoked = tx.innerInstructions
+          .filter((g) => tx.instructions[g.index] && tx.accountKeys[tx.instructions[g.index].programIdIndex] === JUPITER_V6)
+          .flatMap((g) => g.instructions)
+          .filter((ix) => ix.stackHeight === 2)
+          .map((ix) => tx.accountKeys[ix.programIdIndex])
+          .filter((p) => !PLAIN.has(p) && p !== JUPITER_V6);
+        expect(e.events.swap!.innerSwaps.map((s) => s.programInfo.account), tx.signature).toEqual(invoked);
+        hops += invoked.length;
+      }
+      expect(hops).toBeGreaterThan(20);
+    });
+
     it('a hop’s input is what the pool received and its output what the pool paid (different mints)', () => {
       for (const { e } of routed)
         for (const s of e.events.swap!.innerSwaps) {
