@@ -8,7 +8,7 @@
  *     reference's answer for a recorded sale), NFT_LISTING, NFT_CANCEL_LISTING, NFT_BID, NFT_BID_CANCELLED, source
  *     MAGIC_EDEN, with `events.nft`;
  *  2. swaps (swaps.ts): a swap instruction of a known DEX or aggregator (programs.ts: Jupiter v6/v4, Raydium AMM v4 /
- *     CLMM / CPMM, Orca Whirlpool and token-swap v2, Meteora DLMM and pools, Pump.fun, Phoenix, OpenBook v2,
+ *     CLMM / CPMM, Orca Whirlpool and token-swap v1/v2, Meteora DLMM and pools, Pump.fun, Phoenix, OpenBook v2, Saros,
  *     Lifinity v2, Invariant, Saber, Mercurial) at any invocation depth: SWAP, source the outermost swap program
  *     (JUPITER, RAYDIUM, ORCA; UNKNOWN for programs the TransactionSource enum has no value for), `events.swap` from
  *     the fee payer's balance changes with one `innerSwaps` entry per DEX hop;
