@@ -34,7 +34,7 @@ export async function startReceiver(behave: Behaviour = () => ({ status: 200 }),
     url: '',
     port: 0,
     received,
-    ok: (path) => received.filter((r) => r.path === path && typeof r.status === 'number' && r.status >= 200 && r.status < 300),
+    ok: (path) => rcv.received.filter((r) => r.path === path && typeof r.status === 'number' && r.status >= 200 && r.status < 300),
     behave,
     close: () => new Promise<void>((res) => {
       server.closeAllConnections();
@@ -53,12 +53,12 @@ export async function startReceiver(behave: Behaviour = () => ({ status: 200 }),
       const b = rcv.behave({ path: req.url ?? '/', headers: req.headers, body, seen: n });
       const entry: Received = { path: req.url ?? '/', headers: req.headers, body, at: Date.now(), status: 'drop' in b ? 'dropped' : b.status };
       if ('drop' in b) {
-        received.push(entry);
+        rcv.received.push(entry);
         req.socket.destroy();
         return;
       }
       setTimeout(() => {
-        received.push(entry);
+        rcv.received.push(entry);
         if (!res.destroyed) res.writeHead(b.status, { 'content-type': 'text/plain' }).end('ok');
       }, b.delayMs ?? 0);
     });
