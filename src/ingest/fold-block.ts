@@ -86,7 +86,7 @@ function foldTx(u: BlockUpdate, { tx, events }: ParsedTx, ctx: FoldContext): voi
   const meta = tx.meta;
   const keys = tx.accountKeys;
   const n = keys.length;
-  const enhancedType = classifyTransaction(tx, events, ctx).type;
+  const enhancedType = enhancedTypeOf(tx, events, ctx);
   u.transactions.push({
     signature: tx.signature,
     slot: tx.slot,
@@ -179,6 +179,18 @@ function foldTx(u: BlockUpdate, { tx, events }: ParsedTx, ctx: FoldContext): voi
         amountPos: pos,
       });
     }
+  }
+}
+
+/**
+ * The enhanced type of a transaction (the classifier's `type`, what history `?type=` filters on). A transaction the
+ * classifier cannot handle gets none (it matches no type filter) instead of stopping ingestion.
+ */
+function enhancedTypeOf(tx: NormalizedTx, events: DomainEvent[], ctx: FoldContext): string | null {
+  try {
+    return classifyTransaction(tx, events, ctx).type;
+  } catch {
+    return null;
   }
 }
 
