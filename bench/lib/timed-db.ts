@@ -62,6 +62,7 @@ export function timeDb(inner: Db): TimedDb {
     db: {
       kind: inner.kind,
       query: outer.query,
+      listen: (channel, onNotify) => inner.listen(channel, onNotify),
       async tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
         const t0 = performance.now();
         result.lastTxStart = t0;

@@ -50,7 +50,7 @@ export const ENV_VARS: EnvVar[] = [
   { name: 'SOLGATE_WEBHOOK_RETRY_BASE_MS', default: '60000', description: 'Delay before the first retry of a failed delivery; doubles per attempt (with jitter) up to SOLGATE_WEBHOOK_RETRY_MAX_MS' },
   { name: 'SOLGATE_WEBHOOK_RETRY_MAX_MS', default: '3600000', description: 'Longest delay between two delivery attempts' },
   { name: 'SOLGATE_WEBHOOK_RETRY_WINDOW_SECONDS', default: '86400', description: 'How long a delivery is retried after it was queued before it is marked failed' },
-  { name: 'SOLGATE_WEBHOOK_POLL_MS', default: '250', description: 'How often idle delivery workers look for due events (in-process ingestion wakes them at once)' },
+  { name: 'SOLGATE_WEBHOOK_POLL_MS', default: '250', description: 'How often idle delivery workers look for due events (ingestion also wakes them at once, in-process and through PostgreSQL NOTIFY)' },
   { name: 'SOLGATE_WEBHOOK_DEACTIVATE_FAILURE_RATE', default: '0.95', description: 'Share of failed attempts (0..1) over the window at which a webhook is switched off, with the reason recorded; 0 = never' },
   { name: 'SOLGATE_WEBHOOK_DEACTIVATE_WINDOW_SECONDS', default: '3600', description: 'Window of the failure rate behind auto-deactivation' },
   { name: 'SOLGATE_WEBHOOK_DEACTIVATE_MIN_ATTEMPTS', default: '100', description: 'Attempts the window must hold before the failure rate can deactivate a webhook' },

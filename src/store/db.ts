@@ -23,6 +23,12 @@ export interface Db extends Queryable {
   tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T>;
   /** Runs several statements separated by `;` (migrations). No parameters. */
   exec(sql: string): Promise<void>;
+  /**
+   * Calls `onNotify` for every NOTIFY on `channel` (a plain identifier) from any process using the database, until
+   * the returned function is called. On PostgreSQL a dedicated connection listens and reconnects after losing the
+   * server; notifications sent while it was disconnected are missed, so callers keep a polling fallback.
+   */
+  listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -79,9 +85,53 @@ function openPostgres(url: string, max: number): Db {
     async exec(sql: string) {
       await pool.query(sql);
     },
+    listen: (channel, onNotify) => listenPostgres(url, channel, onNotify),
     async close() {
       await pool.end();
     },
+  };
+}
+
+const CHANNEL_RE = /^[a-z_][a-z0-9_]{0,62}$/;
+
+async function listenPostgres(url: string, channel: string, onNotify: () => void): Promise<() => Promise<void>> {
+  if (!CHANNEL_RE.test(channel)) throw new Error(`invalid channel name ${channel}`);
+  let client: pg.Client | null = null;
+  let stopped = false;
+  let retry: NodeJS.Timeout | null = null;
+  const connect = async (): Promise<void> => {
+    const c = new pg.Client({ connectionString: url });
+    c.on('notification', (n) => {
+      if (n.channel === channel) onNotify();
+    });
+    c.on('error', () => {
+      c.end().catch(() => {});
+      if (client === c) client = null;
+      schedule();
+    });
+    await c.connect();
+    await c.query(`LISTEN ${channel}`);
+    if (stopped) {
+      await c.end().catch(() => {});
+      return;
+    }
+    client = c;
+    // Whatever was notified while no connection listened is picked up by the caller's poll; wake it once anyway.
+    onNotify();
+  };
+  const schedule = () => {
+    if (stopped || retry) return;
+    retry = setTimeout(() => {
+      retry = null;
+      connect().catch(schedule);
+    }, 1000);
+  };
+  await connect();
+  return async () => {
+    stopped = true;
+    if (retry) clearTimeout(retry);
+    await client?.end().catch(() => {});
+    client = null;
   };
 }
 
@@ -107,6 +157,13 @@ async function openPglite(dataDir: string | undefined): Promise<Db> {
     },
     async exec(sql: string) {
       await db.exec(sql);
+    },
+    async listen(channel, onNotify) {
+      if (!CHANNEL_RE.test(channel)) throw new Error(`invalid channel name ${channel}`);
+      const unsubscribe = await db.listen(channel, () => onNotify());
+      return async () => {
+        await unsubscribe();
+      };
     },
     async close() {
       await db.close();

@@ -18,6 +18,14 @@ import type { Statement } from './bulk.js';
 import type { Matches, Subscription } from '../webhooks/match.js';
 import type { TxnStatus, WebhookType } from './webhooks.js';
 
+/** NOTIFY channel of newly queued events (a hint that wakes idle workers in every process; they also poll). */
+export const WEBHOOK_EVENTS_CHANNEL = 'solgate_webhook_events';
+
+/** Tells listening delivery workers that events were queued (after the write committed). */
+export async function notifyQueued(q: Queryable): Promise<void> {
+  await q.query(`SELECT pg_notify('${WEBHOOK_EVENTS_CHANNEL}', '')`);
+}
+
 /** Active webhooks watching any of `addresses`, by address (empty map when no webhook is active at all). */
 export async function subscriptionsFor(q: Queryable, addresses: readonly string[]): Promise<Map<string, Subscription[]>> {
   const out = new Map<string, Subscription[]>();

@@ -19,7 +19,7 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { Db } from '../store/db.js';
 import {
-  claimWebhook, deactivateWebhook, dueEvents, failureStats, pruneDeliveries, recordAttempt, releaseLease,
+  WEBHOOK_EVENTS_CHANNEL, claimWebhook, deactivateWebhook, dueEvents, failureStats, pruneDeliveries, recordAttempt, releaseLease,
   type ClaimedWebhook, type DueEvent,
 } from '../store/webhook-events.js';
 import { createGuardedAgent, guardedRequest, GuardedFetchError, SsrfError, type GuardedAgent, type SsrfPolicy } from '../net/ssrf.js';
@@ -230,6 +230,11 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
     }
   }
 
+  // Ingesters in any process NOTIFY after writing events; polling covers lost notifications.
+  const unlisten = o.db.listen(WEBHOOK_EVENTS_CHANNEL, wake).catch((err) => {
+    log?.warn({ err }, 'webhook worker: LISTEN failed; relying on polling');
+    return null;
+  });
   const loops = [...Array.from({ length: Math.max(1, o.concurrency) }, loop), prune()];
   log?.info({ concurrency: o.concurrency }, 'webhook delivery worker started');
 
@@ -240,6 +245,7 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
     async stop() {
       ctl.abort();
       wake();
+      await (await unlisten)?.().catch(() => {});
       await Promise.allSettled(loops);
       if (!o.agent) await agent.close();
     },
