@@ -35,7 +35,15 @@ export function createWebhookStage(db: Db, opts: WebhookStageOptions = {}): Webh
       const addresses = new Set<string>();
       for (const p of parsed) if (!p.tx.isVote) for (const a of watchedAddresses(p.tx)) addresses.add(a);
       const subs = await subscriptionsFor(db, [...addresses]);
-      return matchTransactions(parsed, subs, (p) => classifyTransaction(p.tx, p.events, ctx));
+      return matchTransactions(parsed, subs, (p) => {
+        try {
+          return classifyTransaction(p.tx, p.events, ctx);
+        } catch (err) {
+          // A classifier bug must not stop ingestion: raw webhooks still get the transaction, typed ones cannot.
+          opts.logger?.error({ err, signature: p.tx.signature }, 'webhooks: transaction could not be classified; only raw webhooks receive it');
+          return null;
+        }
+      });
     },
     statements: outboxStatements,
     afterWrite(m) {

@@ -60,25 +60,31 @@ export function isFailed(tx: NormalizedTx): boolean {
   return tx.meta != null && tx.meta.err != null;
 }
 
-/** The webhooks of `subs` (already matched by address) that take `tx`, typed by `classify` when needed. */
-function accepts(s: Subscription, tx: NormalizedTx, type: () => string): boolean {
+/**
+ * The webhooks of `subs` (already matched by address) that take `tx`, typed by `classify` when needed (null: the
+ * transaction could not be classified, so only raw webhooks take it).
+ */
+function accepts(s: Subscription, tx: NormalizedTx, type: () => string | null): boolean {
   const failed = isFailed(tx);
   if (s.txnStatus === 'success' && failed) return false;
   if (s.txnStatus === 'failed' && !failed) return false;
   if (baseType(s.webhookType) === 'raw') return true;
   if (failed) return false;
-  return s.transactionTypes.length === 0 || s.transactionTypes.includes('ANY') || s.transactionTypes.includes(type());
+  const t = type();
+  if (t === null) return false;
+  return s.transactionTypes.length === 0 || s.transactionTypes.includes('ANY') || s.transactionTypes.includes(t);
 }
 
 /**
  * The outbox events and payloads of `txs` (transactions of written blocks, in chain order) given the active
  * subscriptions by watched address. `classify` is called at most once per transaction, only when a typed webhook
- * matched it or a payload is built.
+ * matched it or a payload is built; it returns null when the transaction cannot be classified (raw webhooks still
+ * get it, typed ones do not).
  */
 export function matchTransactions<T extends { tx: NormalizedTx }>(
   items: readonly T[],
   byAddress: ReadonlyMap<string, readonly Subscription[]>,
-  classify: (item: T) => EnhancedTransaction,
+  classify: (item: T) => EnhancedTransaction | null,
 ): Matches {
   const events: OutboxEvent[] = [];
   const payloads: Payload[] = [];
@@ -89,12 +95,12 @@ export function matchTransactions<T extends { tx: NormalizedTx }>(
     const hit = new Map<string, Subscription>();
     for (const a of watchedAddresses(tx)) for (const s of byAddress.get(a) ?? []) hit.set(s.id, s);
     if (!hit.size) continue;
-    let enhanced: EnhancedTransaction | null = null;
-    const enhance = () => (enhanced ??= classify(item));
+    let enhanced: EnhancedTransaction | null | undefined;
+    const enhance = () => (enhanced === undefined ? (enhanced = classify(item)) : enhanced);
     const position = tx.slot * 1_000_000 + (tx.indexInBlock ?? unknownIndexTiebreak(tx.signature));
     let any = false;
     for (const s of hit.values()) {
-      if (!accepts(s, tx, () => enhance().type)) continue;
+      if (!accepts(s, tx, () => enhance()?.type ?? null)) continue;
       events.push({ webhookId: s.id, signature: tx.signature, slot: tx.slot, position });
       any = true;
     }
@@ -103,7 +109,7 @@ export function matchTransactions<T extends { tx: NormalizedTx }>(
       signature: tx.signature,
       slot: tx.slot,
       raw: JSON.stringify(rawTransaction(tx)),
-      enhanced: isFailed(tx) ? null : JSON.stringify(enhance()),
+      enhanced: isFailed(tx) ? null : ((e) => (e ? JSON.stringify(e) : null))(enhance()),
     });
   }
   return { events, payloads };
