@@ -8,5 +8,8 @@ export default defineConfig({
     // Test files share one PostgreSQL server when DATABASE_URL is set; each file makes its own database.
     fileParallelism: true,
     pool: 'forks',
+    // helius-sdk goes through Vite so a test can supply the one @solana/kit 6 export it imports that kit 8 renamed
+    // (test/sender/sender.test.ts).
+    server: { deps: { inline: ['helius-sdk'] } },
   },
 });

@@ -10,6 +10,7 @@ import { tokenMetadataApi } from './rest/token-metadata.js';
 import { webhooksApi } from './rest/webhooks.js';
 import { transactionsApi } from './rest/transactions.js';
 import { jsonRpcApi } from './rpc/index.js';
+import { senderApi } from '../sender/routes.js';
 import { normalizeError } from './plugins/errors.js';
 import { restErrorBody } from './wire/errors.js';
 import { getCheckpoint } from '../store/chain.js';
@@ -65,5 +66,7 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(async (scope) => webhooksApi(scope, deps));
   await app.register(async (scope) => transactionsApi(scope, deps));
   await app.register(async (scope) => jsonRpcApi(scope, deps));
+  // Keys presented to the Sender are checked against this app's database.
+  if (deps.sender) await app.register(async (scope) => senderApi(scope, { ...deps.sender!, db: deps.sender!.db ?? deps.db }));
   return app as unknown as FastifyInstance;
 }

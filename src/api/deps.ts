@@ -4,6 +4,7 @@ import type { Db } from '../store/db.js';
 import type { TokenRegistry } from '../pricing/token-registry.js';
 import type { AccountFetcher } from '../identity/domains.js';
 import type { OffchainFetcher } from '../offchain/fetcher.js';
+import type { SenderDeps } from '../sender/routes.js';
 
 export interface ApiDeps {
   db: Db;
@@ -19,4 +20,6 @@ export interface ApiDeps {
   ingestStatus?: () => { lastSlot: number | null; tip: number | null };
   /** The off-chain metadata fetcher when this process runs one (on-demand fetches of /v0/token-metadata). */
   offchain?: Pick<OffchainFetcher, 'fetchNow'>;
+  /** The Sender interface (/fast, /ping) when this process serves it. */
+  sender?: SenderDeps;
 }

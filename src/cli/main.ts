@@ -1,5 +1,5 @@
 /**
- * The `solgate` command. Subcommands: serve, ingest, replay, worker, migrate, keys, identities, localnet, config.
+ * The `solgate` command. Subcommands: serve, ingest, replay, worker, sender, migrate, keys, identities, localnet, config.
  * Run `solgate help` for usage.
  */
 import { parseArgs } from 'node:util';
@@ -13,6 +13,7 @@ import { runKeys } from './keys.js';
 import { runIdentities } from './identities.js';
 import { runLocalnet } from './localnet.js';
 import { runWorker } from './worker.js';
+import { runSender } from './sender.js';
 import { UsageError } from './usage-error.js';
 
 const USAGE = `solgate — Solana data and wallet gateway
@@ -28,6 +29,7 @@ Usage:
                                          --slot indexes every recorded transaction at slot N
   solgate worker                         Deliver webhook events only (no HTTP server, no ingestion); run as many
                                          as needed beside serve/ingest (SOLGATE_WEBHOOK_CONCURRENCY each)
+  solgate sender                         Run only the Sender interface (POST /fast, GET /ping) on SOLGATE_SENDER_PORT
   solgate migrate                        Apply database migrations
   solgate keys create --name N [--allow-ip CIDR]... [--plan P] [--expires ISO] [--json]
   solgate keys list [--json]
@@ -60,6 +62,8 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'worker':
       return runWorker();
+    case 'sender':
+      return runSender();
     case 'migrate': {
       const rt = await openRuntime({ migrate: false });
       try {

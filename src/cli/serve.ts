@@ -21,6 +21,8 @@ import { createProverClient } from '../api/zk/prover.js';
 import { createRpcTransactionFetcher } from '../api/zk/transaction-fetcher.js';
 import { startDeliveryWorker, type DeliveryWorker } from '../webhooks/worker.js';
 import { deliveryOptions } from '../webhooks/config.js';
+import { senderDeps } from '../sender/config.js';
+import { DEFAULT_TIP_ACCOUNTS } from '../sender/validate.js';
 
 const maxOrNull = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.max(a, b));
 
@@ -49,6 +51,8 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
     overlay.set(demo.mints.token2022, { symbol: 'DEMO22', name: 'Demo Token-2022' });
     if (demo.light) overlay.set(demo.light.mint, { symbol: 'ZDEMO', name: 'Demo Compressed Token' });
     await upsertIdentities(db, [{ address: demo.faucet, name: 'Localnet Faucet', type: 'faucet', category: 'Infrastructure', tags: ['localnet'] }]);
+    // The Sender's tip accounts exist on mainnet; on the demo chain they are funded so small tips can land.
+    await fundTipAccounts(demo.url, config.senderTipAccounts ?? DEFAULT_TIP_ACCOUNTS).catch((err) => logger.warn({ err }, 'localnet: funding the Sender tip accounts failed'));
   }
 
   // Webhook deliveries from this process (SOLGATE_WEBHOOK_CONCURRENCY > 0); in-process ingestion wakes it.
@@ -89,7 +93,11 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
   offchain.start();
   closers.push(() => offchain.stop());
 
+  // Sender (/fast, /ping) when an upstream is configured (SOLGATE_SENDER_RPC_URLS, else the indexed cluster).
+  const sender = senderDeps(config, { db, logger, fallbackRpcUrl: rpcUrl });
+  if (sender) closers.push(() => sender.router.close());
   const app = await buildApp({
+    sender: sender ?? undefined,
     db,
     logger,
     tokens: createFileTokenRegistry(config.tokensFile, { overlay }),
@@ -140,6 +148,17 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
   for (const c of closers.reverse()) await c().catch(() => {});
   await db.close();
   return 0;
+}
+
+/** Airdrops 1 SOL to each tip account that has no lamports on the demo chain. */
+async function fundTipAccounts(url: string, accounts: readonly string[]): Promise<void> {
+  const call = async (method: string, params: unknown[]) => {
+    const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+    const body = (await r.json()) as { result?: { value?: number }; error?: { message: string } };
+    if (body.error) throw new Error(`${method}: ${body.error.message}`);
+    return body.result;
+  };
+  for (const a of accounts) if (!(await call('getBalance', [a]))?.value) await call('requestAirdrop', [a, 1_000_000_000]);
 }
 
 /** Runs ingestion until aborted; a failure is logged and retried from the checkpoint after a pause. */

@@ -55,6 +55,17 @@ export const ENV_VARS: EnvVar[] = [
   { name: 'SOLGATE_WEBHOOK_DEACTIVATE_WINDOW_SECONDS', default: '3600', description: 'Window of the failure rate behind auto-deactivation' },
   { name: 'SOLGATE_WEBHOOK_DEACTIVATE_MIN_ATTEMPTS', default: '100', description: 'Attempts the window must hold before the failure rate can deactivate a webhook' },
   { name: 'SOLGATE_WEBHOOK_RETENTION_DAYS', default: '7', description: 'How long delivered/failed events, attempts and payloads are kept (delivery log, replays); pending events are never removed' },
+  { name: 'SOLGATE_SENDER_RPC_URLS', default: undefined, description: 'Sender validator-path RPC URLs (comma-separated) that /fast forwards to; unset = SOLANA_RPC_URL (or the demo localnet); no URL = no Sender' },
+  { name: 'SOLGATE_SENDER_BLOCK_ENGINE_URL', default: undefined, description: 'Sender block-builder sendTransaction URL (e.g. a Jito block engine\'s /api/v1/transactions), used unless swqos_only=true; unset = validator paths only' },
+  { name: 'SOLGATE_SENDER_STATUS_RPC_URL', default: undefined, description: 'RPC for getSignatureStatuses (passthrough and rebroadcast) and isBlockhashValid; unset = the first Sender RPC URL' },
+  { name: 'SOLGATE_SENDER_TIP_ACCOUNTS', default: undefined, description: 'Tip accounts a Sender transaction must pay (comma-separated); unset = the 10 mainnet Sender tip accounts' },
+  { name: 'SOLGATE_SENDER_MIN_TIP_LAMPORTS', default: '200000', description: 'Minimum Sender tip with dual routing (validators + block builder), lamports' },
+  { name: 'SOLGATE_SENDER_MIN_TIP_SWQOS_LAMPORTS', default: '5000', description: 'Minimum Sender tip with swqos_only=true, lamports' },
+  { name: 'SOLGATE_SENDER_REBROADCAST_MS', default: '2000', description: 'Interval at which accepted Sender transactions are sent again until confirmed or their blockhash expires' },
+  { name: 'SOLGATE_SENDER_MAX_REBROADCAST_SECONDS', default: '90', description: 'Longest a Sender transaction is rebroadcast' },
+  { name: 'SOLGATE_SENDER_UPSTREAM_TIMEOUT_MS', default: '5000', description: 'Deadline of one Sender request to an upstream' },
+  { name: 'SOLGATE_SENDER_RATE_LIMIT', default: '50', description: 'Sender transactions per second per API key, or per client IP without a key' },
+  { name: 'SOLGATE_SENDER_PORT', default: '8081', description: 'HTTP port of `solgate sender` (a Sender-only process; serve mounts /fast and /ping on PORT)' },
   { name: 'REDIS_URL', default: undefined, description: 'Reserved for shared rate limits and key revocation across processes (plans/limits, not built yet); unused today' },
   { name: 'LOG_LEVEL', default: 'info', description: 'pino log level (fatal … trace, silent)' },
 ];
@@ -104,6 +115,17 @@ export interface Config {
   webhookDeactivateWindowSeconds: number;
   webhookDeactivateMinAttempts: number;
   webhookRetentionDays: number;
+  senderRpcUrls: string[];
+  senderBlockEngineUrl: string | undefined;
+  senderStatusRpcUrl: string | undefined;
+  senderTipAccounts: string[] | undefined;
+  senderMinTipLamports: bigint;
+  senderMinTipSwqosLamports: bigint;
+  senderRebroadcastMs: number;
+  senderMaxRebroadcastSeconds: number;
+  senderUpstreamTimeoutMs: number;
+  senderRateLimit: number;
+  senderPort: number;
   redisUrl: string | undefined;
   logLevel: string;
 }
@@ -114,6 +136,17 @@ function int(name: string, v: string, min: number, max = Number.MAX_SAFE_INTEGER
   const n = Number(v);
   if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(`${name} must be an integer in [${min}, ${max}], got "${v}"`);
   return n;
+}
+
+const BASE58_ADDRESS = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
+
+/** A comma-separated list of base58 addresses (undefined when unset). */
+function addressList(name: string, v: string | undefined): string[] | undefined {
+  if (v === undefined) return undefined;
+  const list = v.split(',').map((x) => x.trim()).filter(Boolean);
+  const bad = list.find((a) => !BASE58_ADDRESS.test(a));
+  if (!list.length || bad !== undefined) throw new ConfigError(`${name} must be a comma-separated list of base58 addresses${bad ? `, got "${bad}"` : ''}`);
+  return list;
 }
 
 function fraction(name: string, v: string): number {
@@ -212,6 +245,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookDeactivateWindowSeconds: int('SOLGATE_WEBHOOK_DEACTIVATE_WINDOW_SECONDS', get('SOLGATE_WEBHOOK_DEACTIVATE_WINDOW_SECONDS')!, 1),
     webhookDeactivateMinAttempts: int('SOLGATE_WEBHOOK_DEACTIVATE_MIN_ATTEMPTS', get('SOLGATE_WEBHOOK_DEACTIVATE_MIN_ATTEMPTS')!, 1),
     webhookRetentionDays: int('SOLGATE_WEBHOOK_RETENTION_DAYS', get('SOLGATE_WEBHOOK_RETENTION_DAYS')!, 1),
+    senderRpcUrls: (get('SOLGATE_SENDER_RPC_URLS') ?? '').split(',').map((x) => x.trim()).filter(Boolean).map((u) => optionalUrl('SOLGATE_SENDER_RPC_URLS', u)!),
+    senderBlockEngineUrl: optionalUrl('SOLGATE_SENDER_BLOCK_ENGINE_URL', get('SOLGATE_SENDER_BLOCK_ENGINE_URL')),
+    senderStatusRpcUrl: optionalUrl('SOLGATE_SENDER_STATUS_RPC_URL', get('SOLGATE_SENDER_STATUS_RPC_URL')),
+    senderTipAccounts: addressList('SOLGATE_SENDER_TIP_ACCOUNTS', get('SOLGATE_SENDER_TIP_ACCOUNTS')),
+    senderMinTipLamports: BigInt(int('SOLGATE_SENDER_MIN_TIP_LAMPORTS', get('SOLGATE_SENDER_MIN_TIP_LAMPORTS')!, 0)),
+    senderMinTipSwqosLamports: BigInt(int('SOLGATE_SENDER_MIN_TIP_SWQOS_LAMPORTS', get('SOLGATE_SENDER_MIN_TIP_SWQOS_LAMPORTS')!, 0)),
+    senderRebroadcastMs: int('SOLGATE_SENDER_REBROADCAST_MS', get('SOLGATE_SENDER_REBROADCAST_MS')!, 50),
+    senderMaxRebroadcastSeconds: int('SOLGATE_SENDER_MAX_REBROADCAST_SECONDS', get('SOLGATE_SENDER_MAX_REBROADCAST_SECONDS')!, 0),
+    senderUpstreamTimeoutMs: int('SOLGATE_SENDER_UPSTREAM_TIMEOUT_MS', get('SOLGATE_SENDER_UPSTREAM_TIMEOUT_MS')!, 50),
+    senderRateLimit: int('SOLGATE_SENDER_RATE_LIMIT', get('SOLGATE_SENDER_RATE_LIMIT')!, 1),
+    senderPort: int('SOLGATE_SENDER_PORT', get('SOLGATE_SENDER_PORT')!, 0, 65535),
     redisUrl: get('REDIS_URL'),
     logLevel: get('LOG_LEVEL')!,
   };

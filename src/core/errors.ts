@@ -15,6 +15,7 @@ export type SolgateErrorCode =
   | 'PAYLOAD_TOO_LARGE' // 413
   | 'NOT_SUPPORTED' // feature not available yet: 400
   | 'UNAVAILABLE' // dependency down: 503 / -32002
+  | 'UPSTREAM_TIMEOUT' // every upstream timed out: 504 / -32003
   | 'INTERNAL'; // bug or unexpected failure: 500 / -32603
 
 export class SolgateError extends Error {

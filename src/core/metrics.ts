@@ -60,3 +60,20 @@ export const webhookDeactivations = new Counter({
   help: 'Webhooks deactivated automatically because their delivery failure rate passed the threshold',
   registers: [registry],
 });
+
+/** Sender requests and tracked transactions by outcome (accepted, rejected_<reason>, upstream failures, landed...). */
+export const senderOutcomes = new Counter({
+  name: 'solgate_sender_outcomes_total',
+  help: 'Sender outcomes: accepted, rejected_<reason>, rate_limited, upstream_rejected/unavailable/timeout; then confirmed, landed_failed, expired, gave_up, untracked',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});
+
+/** Latency of one sendTransaction to an upstream path. */
+export const senderUpstreamLatency = new Histogram({
+  name: 'solgate_sender_upstream_seconds',
+  help: 'Time of one sendTransaction to an upstream (rpc = validator path, block_engine = block builder)',
+  labelNames: ['upstream'] as const,
+  buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+  registers: [registry],
+});

@@ -27,7 +27,7 @@ describe('raw payload', () => {
       const tx = normalizeRpcTransaction(raw);
       const p = rawTransaction(tx);
       const wire = getTransactionDecoder().decode(base64ToBytes(raw.transaction[0]));
-      const msg = getCompiledTransactionMessageDecoder().decode(wire.messageBytes);
+      const msg = getCompiledTransactionMessageDecoder().decode(wire.messageBytes) as unknown as { staticAccounts: string[]; lifetimeToken: string; header: { numSignerAccounts: number; numReadonlySignerAccounts: number; numReadonlyNonSignerAccounts: number }; instructions: { programAddressIndex: number; accountIndices?: number[]; data?: Uint8Array }[] };
       const sigs = Object.values(wire.signatures).map((s) => bytesToBase58(s as Uint8Array));
       expect(p.slot).toBe(raw.slot);
       expect(p.blockTime).toBe(raw.blockTime);

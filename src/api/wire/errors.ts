@@ -23,6 +23,7 @@ export const ERROR_TABLE: Record<SolgateErrorCode, WireMapping> = {
   PAYLOAD_TOO_LARGE: { status: 413, rpcCode: -32600 },
   NOT_SUPPORTED: { status: 400, rpcCode: -32000 },
   UNAVAILABLE: { status: 503, rpcCode: -32002 },
+  UPSTREAM_TIMEOUT: { status: 504, rpcCode: -32003 },
   INTERNAL: { status: 500, rpcCode: -32603 },
 };
 
@@ -47,4 +48,23 @@ export function rpcErrorBody(
   // Transport-level refusals keep their HTTP status; application errors travel in a 200 like every JSON-RPC server.
   const httpStatus = ['UNAUTHORIZED', 'FORBIDDEN', 'RATE_LIMITED', 'PAYLOAD_TOO_LARGE', 'UNAVAILABLE'].includes(e.code) ? status : 200;
   return { status: httpStatus, body: { jsonrpc: '2.0', error: { code: rpcCode, message: e.message }, id: id ?? null } };
+}
+
+/** JSON-RPC codes of the Sender interface where they differ from the table (compat-facts §4: 429 → -32005). */
+const SENDER_RPC_CODES: Partial<Record<SolgateErrorCode, number>> = { RATE_LIMITED: -32005 };
+
+/**
+ * The Sender interface (`/fast`): JSON-RPC bodies that keep the HTTP status of the error (a rejected transaction is
+ * a 400 with -32602, as the reference answers), so clients that check `res.ok` see the failure.
+ */
+export function senderErrorBody(
+  e: SolgateError,
+  id: unknown,
+): { status: number; body: { jsonrpc: '2.0'; error: { code: number; message: string; data?: unknown }; id: unknown } } {
+  const { status, rpcCode } = ERROR_TABLE[e.code];
+  const data = e.context?.data;
+  return {
+    status,
+    body: { jsonrpc: '2.0', error: { code: SENDER_RPC_CODES[e.code] ?? rpcCode, message: e.message, ...(data !== undefined ? { data } : {}) }, id: id ?? null },
+  };
 }
