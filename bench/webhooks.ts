@@ -18,7 +18,8 @@
  *    (measured before and after the worker runs).
  * 2. Latency. Blocks are written one at a time every 400 ms (mainnet's slot time) for --seconds, with (a) the
  *    in-process worker (as `solgate serve` runs it: startDeliveryWorker, woken by the ingester) and (b) one
- *    `solgate worker` process (polling every SOLGATE_WEBHOOK_POLL_MS). Latency = arrival at the receiver − the
+ *    `solgate worker` process (woken by the ingester's NOTIFY, polling every SOLGATE_WEBHOOK_POLL_MS as the
+ *    fallback). Latency = arrival at the receiver − the
  *    event's `queued_at` (the DB time at which the block's write transaction started, so it slightly overstates
  *    commit → POST; the figure from the moment the write returned to the ingester, which understates it, is shown
  *    too). Same-run baseline: a direct POST (send → arrival), one at a time.
@@ -576,12 +577,12 @@ export async function run(argv: string[] = []): Promise<WebhooksResult> {
     await inProcess.stop();
     inProcess = null;
 
-    // (b) One `solgate worker` process, polling.
+    // (b) One `solgate worker` process: woken by the ingester's NOTIFY (src/ingest/webhook-stage.ts), polling as the fallback.
     liveBlocks = blocks.take(ticks);
     const proc = startWorkerProcess(bench.url, workerEnv, children);
     await proc.ready;
     await sleep(500);
-    const viaProcess = await livePhase(`solgate worker process (poll ${config.pollMs} ms)`, createIngester(db), liveBlocks);
+    const viaProcess = await livePhase(`solgate worker process (NOTIFY; poll ${config.pollMs} ms)`, createIngester(db), liveBlocks);
     await stopChild(proc.child);
 
     const sharedBuffers = (await db.query<{ v: string }>("SELECT current_setting('shared_buffers') AS v")).rows[0].v;
