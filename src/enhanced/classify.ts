@@ -74,7 +74,17 @@ export interface ClassifyContext extends KnownAccounts {
  * nothing but its fee, so its events and Bubblegum operations are ignored (it keeps its balance changes, i.e. the
  * fee, its instructions and `transactionError`).
  */
-export function classifyTransaction(tx: NormalizedTx, events: readonly DomainEvent[], ctx: ClassifyContext = {}): EnhancedTransaction {
+/** What classification decides before the per-account and per-instruction listings are rendered. */
+interface Analysis {
+  failed: boolean;
+  err: unknown;
+  verdict: Verdict;
+  native: NativeTransfer[];
+  movements: TokenMovement[];
+  events_: EnhancedEvents;
+}
+
+function analyse(tx: NormalizedTx, events: readonly DomainEvent[], ctx: ClassifyContext): Analysis {
   const err = tx.meta?.err ?? null;
   const failed = err !== null && err !== undefined;
   const evs = failed ? [] : events;
@@ -108,6 +118,20 @@ export function classifyTransaction(tx: NormalizedTx, events: readonly DomainEve
       swapVerdict(tx, ixs, evs, transferOpts, label) ??
       (compressed.length ? null : nftVerdict(tx, ixs, nftOps, movements, impliedStandard, label)) ??
       classify(tx, ixs, evs, native, movements, compressed, label));
+  return { failed, err, verdict, native, movements, events_ };
+}
+
+/**
+ * Only the `type` of the enhanced form of `tx` (what the Wallet history filter stores for every transaction):
+ * the same decision as `classifyTransaction`, without rendering `accountData` and `instructions`.
+ */
+export function classifyType(tx: NormalizedTx, events: readonly DomainEvent[], ctx: ClassifyContext = {}): TransactionType {
+  if (tx.meta?.err != null) return 'UNKNOWN';
+  return analyse(tx, events, ctx).verdict.type;
+}
+
+export function classifyTransaction(tx: NormalizedTx, events: readonly DomainEvent[], ctx: ClassifyContext = {}): EnhancedTransaction {
+  const { failed, err, verdict, native, movements, events_ } = analyse(tx, events, ctx);
   const { type, source, description } = verdict;
   if (verdict.nft) events_.nft = verdict.nft;
   if (verdict.swap) events_.swap = verdict.swap;

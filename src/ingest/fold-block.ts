@@ -6,7 +6,7 @@
 import type { Block, NormalizedTx } from '../core/model.js';
 import { isWritable } from '../core/model.js';
 import { NATIVE_DECIMALS, NATIVE_MINT } from '../core/programs.js';
-import { classifyTransaction } from '../enhanced/classify.js';
+import { classifyType } from '../enhanced/classify.js';
 import type { DomainEvent } from '../parsers/events.js';
 import type { BalanceChange, BlockUpdate, TokenAccountPatch, WalletTransferRow } from '../store/block-update.js';
 import { emptyUpdate, posOf } from '../store/block-update.js';
@@ -188,7 +188,7 @@ function foldTx(u: BlockUpdate, { tx, events }: ParsedTx, ctx: FoldContext): voi
  */
 function enhancedTypeOf(tx: NormalizedTx, events: DomainEvent[], ctx: FoldContext): string | null {
   try {
-    return classifyTransaction(tx, events, ctx).type;
+    return classifyType(tx, events, ctx);
   } catch {
     return null;
   }

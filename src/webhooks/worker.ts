@@ -103,7 +103,7 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
   const batch = o.batch ?? 50;
   // A lease outlives any single attempt (the POST, then the statement recording it, which renews the lease).
   const leaseMs = o.timeoutMs * 2 + 5000;
-  const agent = o.agent ?? createGuardedAgent(o.ssrf, { connections: 4, connectTimeoutMs: o.timeoutMs });
+  const agent = o.agent ?? createGuardedAgent(o.ssrf, { connections: Math.max(4, o.concurrency), connectTimeoutMs: o.timeoutMs });
   const ctl = new AbortController();
   const stats = { delivered: 0, failedAttempts: 0, gaveUp: 0, deactivated: 0 };
   let idleCtl = new AbortController();
@@ -200,6 +200,8 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
   async function loop(): Promise<void> {
     while (!ctl.signal.aborted) {
       let w: ClaimedWebhook | null = null;
+      // Taken before the claim: a wake() while the claim query runs then cuts the idle wait short.
+      const idle = idleCtl.signal;
       try {
         w = await claimWebhook(o.db, id, leaseMs);
         if (w) await serveWebhook(w);
@@ -209,10 +211,7 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
         await sleep(1000, ctl.signal);
         continue;
       }
-      if (!w) {
-        const idle = idleCtl.signal;
-        await sleep(pollMs, AbortSignal.any([ctl.signal, idle]));
-      }
+      if (!w) await sleep(pollMs, AbortSignal.any([ctl.signal, idle]));
     }
   }
 
