@@ -69,9 +69,18 @@ const zk = await waitFor('indexed compressed token balances of a demo wallet', a
   const items = body.result!.value.items;
   return items.length > 0 && BigInt(items[0].balance) > 0n ? items : null;
 }, 30_000);
+// Sender on the demo chain: /ping answers, and a transaction that cannot be decoded is refused in its format.
+const ping = await fetch(`http://127.0.0.1:${port}/ping`);
+if (ping.status !== 200 || (await ping.text()) !== 'ok') fail(`/ping answered ${ping.status}`);
+const bad = await fetch(`http://127.0.0.1:${port}/fast`, {
+  method: 'POST', headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'sendTransaction', params: ['AAAA', { encoding: 'base64', skipPreflight: true }] }),
+});
+const badBody = (await bad.json()) as { error?: { code: number } };
+if (bad.status !== 400 || badBody.error?.code !== -32602) fail(`/fast with garbage answered ${bad.status}: ${JSON.stringify(badBody)}`);
 const noKey = await fetch(`http://127.0.0.1:${port}/v1/wallet/${wallet}/balances`);
 if (noKey.status !== 401) fail(`no key answered ${noKey.status}`);
-console.log(`smoke: ok — ${(history.data as unknown[]).length} history rows, balances, transfers and funded-by answered with real data; compressed token balance ${zk[0].balance} of ${zk[0].mint}`);
+console.log(`smoke: ok — ${(history.data as unknown[]).length} history rows, balances, transfers and funded-by answered with real data; compressed token balance ${zk[0].balance} of ${zk[0].mint}; Sender /ping and /fast answered`);
 
 process.kill(child.pid!, 'SIGINT');
 const code = await new Promise<number | null>((resolve) => {
