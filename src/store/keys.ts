@@ -43,13 +43,17 @@ function hashKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');
 }
 
+function newKey(id: string): string {
+  return `sg_${id}_${randomBytes(32).toString('base64url')}`;
+}
+
 /** Creates a key; the returned plain key is the only copy that will ever exist. */
 export async function createApiKey(
   q: Queryable,
   opts: { name: string; allowedIps?: string[]; plan?: string; expiresAt?: Date | null },
 ): Promise<{ key: string; record: ApiKeyRecord }> {
   const id = randomBytes(8).toString('hex');
-  const key = `sg_${id}_${randomBytes(32).toString('base64url')}`;
+  const key = newKey(id);
   const { rows } = await q.query<{ created_at: Date }>(
     `INSERT INTO api_keys (id, name, key_hash, allowed_ips, plan, expires_at) VALUES ($1, $2, $3, $4::text[], $5, $6)
      RETURNING created_at`,
@@ -93,4 +97,40 @@ export async function listApiKeys(q: Queryable): Promise<ApiKeyRecord[]> {
 export async function revokeApiKey(q: Queryable, id: string): Promise<boolean> {
   const { rows } = await q.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL RETURNING id', [id]);
   return rows.length > 0;
+}
+
+/** One key by id (no secret involved), or null. */
+export async function getApiKey(q: Queryable, id: string): Promise<ApiKeyRecord | null> {
+  const { rows } = await q.query<KeyRow>('SELECT id, name, allowed_ips, plan, created_at, expires_at, revoked_at FROM api_keys WHERE id = $1', [id]);
+  return rows.length ? toRecord(rows[0]) : null;
+}
+
+/**
+ * Regenerates a live key's secret: the returned key (same id, name, plan, allow-list, usage) is the only copy, and
+ * the old one fails at once in every process (authentication reads the stored hash on each request). Null when the
+ * key does not exist or is revoked.
+ */
+export async function rotateApiKey(q: Queryable, id: string): Promise<{ key: string; record: ApiKeyRecord } | null> {
+  const key = newKey(id);
+  const { rows } = await q.query<KeyRow>(
+    `UPDATE api_keys SET key_hash = $2, rotated_at = now() WHERE id = $1 AND revoked_at IS NULL
+     RETURNING id, name, allowed_ips, plan, created_at, expires_at, revoked_at`,
+    [id, hashKey(key)],
+  );
+  return rows.length ? { key, record: toRecord(rows[0]) } : null;
+}
+
+/** Changes a key's name, plan, allow-list or expiry (fields left undefined are kept); null when unknown. */
+export async function updateApiKey(
+  q: Queryable,
+  id: string,
+  o: { name?: string; plan?: string; allowedIps?: string[]; expiresAt?: Date | null },
+): Promise<ApiKeyRecord | null> {
+  const { rows } = await q.query<KeyRow>(
+    `UPDATE api_keys SET name = COALESCE($2, name), plan = COALESCE($3, plan), allowed_ips = COALESCE($4::text[], allowed_ips),
+            expires_at = CASE WHEN $5 THEN $6::timestamptz ELSE expires_at END
+      WHERE id = $1 RETURNING id, name, allowed_ips, plan, created_at, expires_at, revoked_at`,
+    [id, o.name ?? null, o.plan ?? null, o.allowedIps ?? null, o.expiresAt !== undefined, o.expiresAt ?? null],
+  );
+  return rows.length ? toRecord(rows[0]) : null;
 }
