@@ -1,0 +1,430 @@
+/**
+ * Sender: the latency `POST /fast` adds over posting the same kind of transaction directly to the upstream, measured
+ * in the same run. A measurement: it never asserts on speed.
+ *
+ * Setup (all in child processes, so the measured client and gateway do not share an event loop with the chain):
+ * the upstream is `solgate localnet` (LiteSVM, slot time --slot-ms, no Light genesis); a payer and the ten tip
+ * accounts are funded from its faucet. Gateways are `solgate sender` processes (SOLGATE_SENDER_RPC_URLS = the
+ * localnet, no block engine, rate limit 1,000,000/s so it is never hit, default rebroadcast every 2 s): one with the
+ * localnet as its only upstream, one with the localnet listed twice (two URLs → two pools: every transaction is sent
+ * twice and the second copy is a duplicate the localnet drops — the fan-out cost, measured on one machine).
+ *
+ * Workload: --txs distinct valid tipped transactions per run (bench/gen/sender-txs.ts), signed in chunks of 100
+ * under a fresh blockhash (signing is outside the timed requests). Each transaction is sent once, by one path: the
+ * paths alternate per request (in A-B B-A pairs, so neither always follows the other) — directly to the localnet
+ * (`sendTransaction`, base64, skipPreflight true, maxRetries 0) or to the gateway's `/fast` with the same body.
+ * Requests go over undici keep-alive pools from this process; a request's latency is send → the whole answer read.
+ * An answer counts as an error unless it is HTTP 200 with the transaction's signature as its result. Every run starts
+ * with an untimed warm-up (--warmup transactions, alternating too).
+ *
+ * Runs: sequential (one request in flight) through the 1-upstream gateway and through the 2-upstream gateway, then
+ * --concurrency requests in flight (default 8; 1 skips it) through the 1-upstream gateway. After the runs, every
+ * measured signature is looked up on the localnet (landed = confirmed without error).
+ *
+ * Not in the figure: after a gateway accepts a transaction it follows it (getSignatureStatuses every rebroadcast
+ * interval, isBlockhashValid per blockhash, and sends it again while unconfirmed) — upstream load the direct path
+ * does not cause. The run reports those background calls from the gateway's metrics.
+ *
+ *   npm run bench -- sender [--txs 500] [--concurrency 8] [--warmup 40] [--slot-ms 400]
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { Pool } from 'undici';
+import { numberFlag, parseFlags } from './lib/args.js';
+import { fmt, REPO_ROOT, table, writeResult } from './lib/report.js';
+import { fundPayerAndTips, setupRpc, TippedTxFactory, type SignedTx, type SetupRpc } from './gen/sender-txs.js';
+
+/** One-line summary for `bench/run.ts --help`. */
+export const description = 'Sender: added latency p50/p99 of POST /fast (solgate sender, 1 and 2 upstreams) over sendTransaction directly to the upstream (localnet), same run';
+
+const CHUNK = 100;
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+export interface Percentiles {
+  n: number;
+  p50Ms: number;
+  p90Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  meanMs: number;
+}
+
+type PathName = 'direct' | 'gateway';
+
+/**
+ * What the gateway did besides answering, from its /metrics: deltas from the start of the timed part of a run until
+ * its transactions were followed to confirmation (one rebroadcast interval + two slots after the last answer).
+ */
+export interface GatewayActivity {
+  /** `accepted` outcomes. */
+  accepted: number;
+  /** sendTransaction calls to upstreams (answered), all of them. */
+  upstreamSends: number;
+  /** upstreamSends − accepted × upstreams: rebroadcasts (and, for rejections, nothing else is sent). */
+  rebroadcastSends: number;
+  confirmed: number;
+  expired: number;
+}
+
+export interface SenderRun {
+  label: string;
+  upstreams: number;
+  concurrency: number;
+  txs: number;
+  seconds: number;
+  direct: Percentiles;
+  gateway: Percentiles;
+  /** gateway − direct. */
+  addedP50Ms: number;
+  addedP99Ms: number;
+  addedMeanMs: number;
+  /** gateway / direct. */
+  ratioP50: number;
+  ratioP99: number;
+  ratioMean: number;
+  errors: Record<PathName, number>;
+  firstError: Partial<Record<PathName, string>>;
+  landed: Record<PathName, number>;
+  gatewayActivity: GatewayActivity;
+  loadAvg: number;
+}
+
+export interface SenderResult {
+  config: { txs: number; concurrency: number; warmup: number; slotMs: number; rebroadcastMs: number };
+  runs: SenderRun[];
+  machine: { cpus: number; cpuModel: string; memGB: number; node: string };
+  loadAvg: number[];
+  timestamp: string;
+}
+
+function percentiles(values: number[]): Percentiles {
+  const a = [...values].sort((x, y) => x - y);
+  const n = a.length;
+  const p = (q: number) => (n ? a[Math.min(n - 1, Math.floor(q * n))] : NaN);
+  const r = (x: number) => Number(x.toFixed(3));
+  return { n, p50Ms: r(p(0.5)), p90Ms: r(p(0.9)), p99Ms: r(p(0.99)), maxMs: r(n ? a[n - 1] : NaN), meanMs: r(n ? a.reduce((s, x) => s + x, 0) / n : NaN) };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Child processes.
+
+interface Child {
+  proc: ChildProcess;
+  output: string[];
+}
+
+/** Starts `solgate <args>`; resolves with the child and the first output line `ready` recognises (its result). */
+function startSolgate<T>(what: string, args: string[], env: Record<string, string>, children: Child[], ready: (line: string) => T | null): Promise<{ child: Child; value: T }> {
+  const proc = spawn(process.execPath, [join(REPO_ROOT, 'bin', 'solgate.js'), ...args], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, DATABASE_URL: '', SOLANA_RPC_URL: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const child: Child = { proc, output: [] };
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    let found = false;
+    const timer = setTimeout(() => reject(new Error(`sender bench: ${what} did not start within 60 s\n${child.output.join('\n')}`)), 60_000);
+    let partial = '';
+    const onData = (d: Buffer) => {
+      const lines = (partial + d.toString()).split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) {
+        child.output.push(line);
+        if (child.output.length > 50) child.output.shift();
+        if (found) continue;
+        const v = ready(line);
+        if (v !== null) {
+          found = true;
+          clearTimeout(timer);
+          resolve({ child, value: v });
+        }
+      }
+    };
+    proc.stdout!.on('data', onData);
+    proc.stderr!.on('data', onData);
+    proc.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      if (!found) reject(new Error(`sender bench: ${what} exited (${code ?? signal})\n${child.output.join('\n')}`));
+    });
+    proc.once('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+  });
+}
+
+/** `solgate localnet --port 0` (no Light genesis: not needed, 0.2 s faster); resolves with its JSON-RPC URL. */
+async function startLocalnet(slotMs: number, children: Child[]): Promise<string> {
+  const { value } = await startSolgate('solgate localnet', ['localnet', '--port', '0'], {
+    SOLGATE_LOCALNET_SLOT_MS: String(slotMs), SOLGATE_LOCALNET_LIGHT: 'false', LOG_LEVEL: 'warn',
+  }, children, (line) => /localnet JSON-RPC on (http:\/\/\S+)/.exec(line)?.[1] ?? null);
+  return value;
+}
+
+/** `solgate sender` on a free port forwarding to `upstreams`; resolves with its origin. */
+async function startGateway(upstreams: string[], children: Child[]): Promise<{ origin: string; child: Child }> {
+  const { value, child } = await startSolgate('solgate sender', ['sender'], {
+    SOLGATE_SENDER_RPC_URLS: upstreams.join(','),
+    SOLGATE_SENDER_BLOCK_ENGINE_URL: '',
+    SOLGATE_SENDER_STATUS_RPC_URL: '',
+    SOLGATE_SENDER_TIP_ACCOUNTS: '',
+    SOLGATE_SENDER_MIN_TIP_LAMPORTS: '',
+    SOLGATE_SENDER_RATE_LIMIT: '1000000',
+    SOLGATE_SENDER_PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+  }, children, (line) => {
+    if (!line.includes('solgate sender: listening')) return null;
+    try {
+      return (JSON.parse(line) as { address?: string }).address ?? null;
+    } catch {
+      return null;
+    }
+  });
+  return { origin: value, child };
+}
+
+/** SIGTERM, SIGKILL after 10 s. */
+async function stopChild(c: ChildProcess): Promise<void> {
+  if (c.exitCode !== null || c.signalCode !== null) return;
+  const exited = new Promise<void>((r) => c.once('exit', () => r()));
+  c.kill('SIGTERM');
+  const t = setTimeout(() => c.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(t);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Gateway metrics.
+
+async function gatewayCounters(origin: string): Promise<{ accepted: number; upstreamSends: number; confirmed: number; expired: number }> {
+  const text = await (await fetch(`${origin}/metrics`)).text();
+  const value = (re: RegExp) => {
+    const m = re.exec(text);
+    return m ? Number(m[1]) : 0;
+  };
+  return {
+    accepted: value(/^solgate_sender_outcomes_total\{outcome="accepted"\} (\S+)$/m),
+    upstreamSends: value(/^solgate_sender_upstream_seconds_count\{upstream="rpc"\} (\S+)$/m),
+    confirmed: value(/^solgate_sender_outcomes_total\{outcome="confirmed"\} (\S+)$/m),
+    expired: value(/^solgate_sender_outcomes_total\{outcome="expired"\} (\S+)$/m),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Measurement.
+
+/** The path of the i-th request: A-B, B-A, A-B… so each path goes first in half of the pairs. */
+function pathOf(i: number): PathName {
+  const firstDirect = (i >> 1) % 2 === 0;
+  return (i % 2 === 0) === firstDirect ? 'direct' : 'gateway';
+}
+
+interface Sent {
+  path: PathName;
+  ms: number;
+  ok: boolean;
+  error?: string;
+  signature: string;
+}
+
+class Paths {
+  readonly direct: Pool;
+  readonly gateway: Pool;
+  private readonly directPath: string;
+  constructor(upstreamUrl: string, gatewayOrigin: string, connections: number) {
+    const u = new URL(upstreamUrl);
+    const opts = { connections, pipelining: 1, keepAliveTimeout: 60_000 };
+    this.direct = new Pool(u.origin, opts);
+    this.gateway = new Pool(gatewayOrigin, opts);
+    this.directPath = `${u.pathname}${u.search}`;
+  }
+
+  /** Sends `tx` by `path`; times send → answer read. */
+  async send(path: PathName, tx: SignedTx, id: number): Promise<Sent> {
+    const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'sendTransaction', params: [tx.base64, { encoding: 'base64', skipPreflight: true, maxRetries: 0 }] });
+    const t0 = performance.now();
+    try {
+      const res = await (path === 'direct' ? this.direct : this.gateway).request({
+        method: 'POST', path: path === 'direct' ? this.directPath : '/fast', headers: { 'content-type': 'application/json' }, body,
+      });
+      const text = await res.body.text();
+      const ms = performance.now() - t0;
+      let result: unknown;
+      try {
+        result = (JSON.parse(text) as { result?: unknown }).result;
+      } catch {
+        result = undefined;
+      }
+      const ok = res.statusCode === 200 && result === tx.signature;
+      return { path, ms, ok, signature: tx.signature, ...(ok ? {} : { error: `HTTP ${res.statusCode}: ${text.slice(0, 300)}` }) };
+    } catch (e) {
+      return { path, ms: performance.now() - t0, ok: false, signature: tx.signature, error: (e as Error).message };
+    }
+  }
+
+  close(): Promise<unknown> {
+    return Promise.all([this.direct.close(), this.gateway.close()]);
+  }
+}
+
+/** Sends `count` fresh transactions, chunk by chunk, `concurrency` at a time, alternating paths. */
+async function sendAll(paths: Paths, factory: TippedTxFactory, count: number, concurrency: number): Promise<Sent[]> {
+  const out: Sent[] = [];
+  for (let base = 0; base < count; base += CHUNK) {
+    const txs = await factory.chunk(Math.min(CHUNK, count - base));
+    let next = 0;
+    const worker = async () => {
+      while (next < txs.length) {
+        const k = next++;
+        out.push(await paths.send(pathOf(base + k), txs[k], base + k));
+      }
+    };
+    await Promise.all(Array.from({ length: concurrency }, worker));
+  }
+  return out;
+}
+
+/** How many of `signatures` landed (confirmed or finalized, no error). */
+async function countLanded(rpc: SetupRpc, signatures: string[]): Promise<number> {
+  let landed = 0;
+  for (let i = 0; i < signatures.length; i += 256) {
+    const { value } = await rpc<{ value: ({ err: unknown; confirmationStatus?: string } | null)[] }>('getSignatureStatuses', [signatures.slice(i, i + 256), { searchTransactionHistory: true }]);
+    landed += value.filter((s) => s && !s.err && (s.confirmationStatus === 'confirmed' || s.confirmationStatus === 'finalized')).length;
+  }
+  return landed;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+export async function run(argv: string[] = []): Promise<SenderResult> {
+  const flags = parseFlags(argv);
+  const config = {
+    txs: Math.max(2, Math.round(numberFlag(flags, 'txs', 500))),
+    concurrency: Math.max(1, Math.round(numberFlag(flags, 'concurrency', 8))),
+    warmup: Math.round(numberFlag(flags, 'warmup', 40)),
+    slotMs: Math.max(10, numberFlag(flags, 'slot-ms', 400)),
+    rebroadcastMs: 2000,
+  };
+  const log = (s = '') => process.stdout.write(`${s}\n`);
+
+  const children: Child[] = [];
+  let cleaning: Promise<void> | null = null;
+  const cleanup = () => (cleaning ??= Promise.all(children.map((c) => stopChild(c.proc).catch(() => {}))).then(() => {}));
+  const onSignal = () => {
+    for (const c of children) if (c.proc.exitCode === null) c.proc.kill('SIGKILL');
+    void cleanup().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+
+  try {
+    const upstream = await startLocalnet(config.slotMs, children);
+    const rpc = setupRpc(upstream);
+    const payer = await fundPayerAndTips(rpc);
+    log(`sender: localnet (child process) at ${upstream}, slot ${config.slotMs} ms; payer and the 10 tip accounts funded`);
+    const second = `${upstream.replace(/\/$/, '')}/?upstream=2`;
+    const [gw1, gw2] = await Promise.all([startGateway([upstream], children), startGateway([upstream, second], children)]);
+    log(`sender: gateways (solgate sender child processes): 1 upstream at ${gw1.origin}, 2 upstreams (the localnet twice) at ${gw2.origin}`);
+    const factory = new TippedTxFactory(rpc, payer);
+
+    const runs: SenderRun[] = [];
+    // Long enough for a rebroadcast round after the last slot closed: the tracked set is empty again.
+    const drain = () => sleep(config.rebroadcastMs + 2 * config.slotMs + 500);
+    const measure = async (label: string, gw: { origin: string }, upstreams: number, concurrency: number) => {
+      const paths = new Paths(upstream, gw.origin, concurrency);
+      try {
+        if (config.warmup > 0) {
+          const warm = await sendAll(paths, factory, config.warmup, concurrency);
+          const bad = warm.find((s) => !s.ok);
+          if (bad) throw new Error(`sender bench: warm-up ${bad.path} request failed: ${bad.error}`);
+        }
+        // The warm-up's transactions are followed to confirmation before the timed part starts.
+        await drain();
+        const before = await gatewayCounters(gw.origin);
+        const t0 = performance.now();
+        const sent = await sendAll(paths, factory, config.txs, concurrency);
+        const seconds = (performance.now() - t0) / 1000;
+        // The gateway's follow-up of this run's transactions (until confirmed), then its counters.
+        await drain();
+        const after = await gatewayCounters(gw.origin);
+        const of = (p: PathName) => sent.filter((s) => s.path === p);
+        const direct = percentiles(of('direct').filter((s) => s.ok).map((s) => s.ms));
+        const gateway = percentiles(of('gateway').filter((s) => s.ok).map((s) => s.ms));
+        const accepted = after.accepted - before.accepted;
+        const upstreamSends = after.upstreamSends - before.upstreamSends;
+        const r3 = (x: number) => Number(x.toFixed(3));
+        const firstError: Partial<Record<PathName, string>> = {};
+        for (const p of ['direct', 'gateway'] as const) {
+          const e = of(p).find((s) => !s.ok);
+          if (e) firstError[p] = e.error;
+        }
+        const result: SenderRun = {
+          label, upstreams, concurrency, txs: sent.length, seconds: r3(seconds), direct, gateway,
+          addedP50Ms: r3(gateway.p50Ms - direct.p50Ms), addedP99Ms: r3(gateway.p99Ms - direct.p99Ms), addedMeanMs: r3(gateway.meanMs - direct.meanMs),
+          ratioP50: r3(gateway.p50Ms / direct.p50Ms), ratioP99: r3(gateway.p99Ms / direct.p99Ms), ratioMean: r3(gateway.meanMs / direct.meanMs),
+          errors: { direct: of('direct').filter((s) => !s.ok).length, gateway: of('gateway').filter((s) => !s.ok).length },
+          firstError,
+          landed: { direct: 0, gateway: 0 },
+          gatewayActivity: {
+            accepted, upstreamSends, rebroadcastSends: Math.max(0, upstreamSends - accepted * upstreams),
+            confirmed: after.confirmed - before.confirmed, expired: after.expired - before.expired,
+          },
+          loadAvg: Number(loadavg()[0].toFixed(2)),
+        };
+        log(`sender: ${label}: direct p50 ${fmt(direct.p50Ms)} / p99 ${fmt(direct.p99Ms)} ms, /fast p50 ${fmt(gateway.p50Ms)} / p99 ${fmt(gateway.p99Ms)} ms (+${fmt(result.addedP50Ms)} / +${fmt(result.addedP99Ms)} ms), errors ${result.errors.direct}/${result.errors.gateway}, ${fmt(seconds)} s, load ${result.loadAvg}`);
+        runs.push(result);
+        return sent;
+      } finally {
+        await paths.close();
+      }
+    };
+
+    const sentByRun: Sent[][] = [];
+    sentByRun.push(await measure('sequential, 1 upstream', gw1, 1, 1));
+    sentByRun.push(await measure('sequential, 2 upstreams (the localnet twice)', gw2, 2, 1));
+    if (config.concurrency > 1) {
+      sentByRun.push(await measure(`${config.concurrency} in flight, 1 upstream`, gw1, 1, config.concurrency));
+    }
+
+    // Every measured transaction should have landed (the last run's drain waited a few slots).
+    for (let i = 0; i < runs.length; i++)
+      for (const p of ['direct', 'gateway'] as const)
+        runs[i].landed[p] = await countLanded(rpc, sentByRun[i].filter((s) => s.path === p && s.ok).map((s) => s.signature));
+
+    const result: SenderResult = {
+      config,
+      runs,
+      machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? '?', memGB: Math.round(totalmem() / 1e9), node: process.version },
+      loadAvg: loadavg().map((x) => Number(x.toFixed(2))),
+      timestamp: new Date().toISOString(),
+    };
+    printReport(result);
+    log(`\nsender: result written to ${writeResult('sender', result)}`);
+    return result;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await cleanup();
+  }
+}
+
+function printReport(r: SenderResult): void {
+  const log = (s = '') => process.stdout.write(`${s}\n`);
+  const c = r.config;
+  const ms = (x: number) => `${fmt(x)} ms`;
+  log(`\n=== sender: ${fmt(c.txs)} tipped transactions per run (half per path, alternating), ${c.warmup} warm-up; localnet upstream (slot ${c.slotMs} ms) and solgate sender in child processes; keep-alive undici pools`);
+  log(`    machine: ${r.machine.cpus} × ${r.machine.cpuModel}, ${r.machine.memGB} GB; node ${r.machine.node}; load average at the end: ${r.loadAvg.join(' / ')}\n`);
+  log(table(['run', 'n/path', 'direct p50', 'direct p99', 'direct mean', '/fast p50', '/fast p99', '/fast mean', 'added p50', 'added p99', '× p50', '× p99', '× mean', 'errors d/g', 'landed d/g', 'load avg'],
+    r.runs.map((x) => [x.label, `${x.direct.n}/${x.gateway.n}`, ms(x.direct.p50Ms), ms(x.direct.p99Ms), ms(x.direct.meanMs), ms(x.gateway.p50Ms), ms(x.gateway.p99Ms), ms(x.gateway.meanMs),
+      ms(x.addedP50Ms), ms(x.addedP99Ms), `${fmt(x.ratioP50)}×`, `${fmt(x.ratioP99)}×`, `${fmt(x.ratioMean)}×`, `${x.errors.direct}/${x.errors.gateway}`, `${x.landed.direct}/${x.landed.gateway}`, x.loadAvg])));
+  log('\nGateway background work for each timed run, until its transactions were confirmed (from its /metrics): after answering, it follows each accepted transaction');
+  log(`(getSignatureStatuses every ${c.rebroadcastMs} ms, isBlockhashValid, and sends it again while unconfirmed) — upstream load the direct path does not cause:`);
+  log(table(['run', 'accepted', 'upstream sends', 'of which rebroadcasts', 'confirmed (followed)', 'expired', 'timed seconds'],
+    r.runs.map((x) => [x.label, x.gatewayActivity.accepted, x.gatewayActivity.upstreamSends, x.gatewayActivity.rebroadcastSends, x.gatewayActivity.confirmed, x.gatewayActivity.expired, `${fmt(x.seconds)} s`])));
+  for (const x of r.runs)
+    for (const p of ['direct', 'gateway'] as const) if (x.firstError[p]) log(`  ${x.label}: first ${p} error: ${x.firstError[p]}`);
+}
