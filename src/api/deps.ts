@@ -5,6 +5,7 @@ import type { TokenRegistry } from '../pricing/token-registry.js';
 import type { AccountFetcher } from '../identity/domains.js';
 import type { OffchainFetcher } from '../offchain/fetcher.js';
 import type { SenderDeps } from '../sender/routes.js';
+import type { Meter } from '../accounts/meter.js';
 
 export interface ApiDeps {
   db: Db;
@@ -20,6 +21,8 @@ export interface ApiDeps {
   ingestStatus?: () => { lastSlot: number | null; tip: number | null };
   /** The off-chain metadata fetcher when this process runs one (on-demand fetches of /v0/token-metadata). */
   offchain?: Pick<OffchainFetcher, 'fetchNow'>;
+  /** Plans, rate limits, quotas and usage of keyed calls; absent = no limits (tests of other behaviour). */
+  meter?: Meter;
   /** The Sender interface (/fast, /ping) when this process serves it. */
   sender?: SenderDeps;
 }

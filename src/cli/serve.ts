@@ -22,6 +22,7 @@ import { createRpcTransactionFetcher } from '../api/zk/transaction-fetcher.js';
 import { startDeliveryWorker, type DeliveryWorker } from '../webhooks/worker.js';
 import { deliveryOptions } from '../webhooks/config.js';
 import { senderDeps } from '../sender/config.js';
+import { openAccounts } from '../accounts/runtime.js';
 import { DEFAULT_TIP_ACCOUNTS } from '../sender/validate.js';
 
 const maxOrNull = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.max(a, b));
@@ -56,7 +57,11 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
   }
 
   // Webhook deliveries from this process (SOLGATE_WEBHOOK_CONCURRENCY > 0); in-process ingestion wakes it.
-  const deliveries: DeliveryWorker | null = config.webhookConcurrency > 0 ? startDeliveryWorker(deliveryOptions(config, db, logger)) : null;
+  // Plans, limits and usage (Redis-shared counters with REDIS_URL); the usage recorder flushes in the background.
+  const accounts = openAccounts(config, db, logger);
+  const deliveries: DeliveryWorker | null = config.webhookConcurrency > 0
+    ? startDeliveryWorker({ ...deliveryOptions(config, db, logger), onFirstAttempt: (keyId) => accounts.meter.chargeUsage(keyId, 'webhookEvent', 'webhook.event') })
+    : null;
 
   let ingester: Ingester | null = null;
   let poller: RpcPoller | null = null;
@@ -112,7 +117,8 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
       getTransaction: rpcUrl ? createRpcTransactionFetcher(rpcUrl, { commitment: config.commitment }) : undefined,
       maxLagSlots: config.zkMaxLagSlots,
     },
-    webhooks: { allowHttp: config.webhooksAllowHttp, allowPrivate: config.webhooksAllowPrivate },
+    webhooks: { allowHttp: config.webhooksAllowHttp, allowPrivate: config.webhooksAllowPrivate, planLimits: accounts.webhookLimits },
+    meter: accounts.meter,
   });
   const address = await app.listen({ port: config.port, host: config.host });
   logger.info({ address, ingest: rpcUrl ?? 'off', database: db.kind }, 'solgate: listening');
@@ -135,6 +141,7 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
   await ingestDone;
   // Deliveries in flight finish and are recorded; the rest stay queued for the next start or another worker.
   await deliveries?.stop();
+  await accounts.close();
   if (demo) {
     await demo.stop().catch(() => {});
     if (demoSettled) {

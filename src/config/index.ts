@@ -66,7 +66,9 @@ export const ENV_VARS: EnvVar[] = [
   { name: 'SOLGATE_SENDER_UPSTREAM_TIMEOUT_MS', default: '5000', description: 'Deadline of one Sender request to an upstream' },
   { name: 'SOLGATE_SENDER_RATE_LIMIT', default: '50', description: 'Sender transactions per second per API key, or per client IP without a key' },
   { name: 'SOLGATE_SENDER_PORT', default: '8081', description: 'HTTP port of `solgate sender` (a Sender-only process; serve mounts /fast and /ping on PORT)' },
-  { name: 'REDIS_URL', default: undefined, description: 'Reserved for shared rate limits and key revocation across processes (plans/limits, not built yet); unused today' },
+  { name: 'REDIS_URL', default: undefined, description: 'Redis for rate-limit and monthly-credit counters shared by every API process; unset = counters in each process\'s memory' },
+  { name: 'SOLGATE_PLANS_FILE', default: undefined, description: 'JSON file of plans and credit costs merged over the defaults (`{plans: {name: {perSecond, burstFactor, burstWindowSeconds, monthlyCredits, features, maxWebhooks}}, credits: {...}, fallbackPlan}`)' },
+  { name: 'SOLGATE_USAGE_FLUSH_MS', default: '5000', description: 'How often each process writes the usage (credits per key, day and method) it counted to PostgreSQL' },
   { name: 'LOG_LEVEL', default: 'info', description: 'pino log level (fatal … trace, silent)' },
 ];
 
@@ -127,6 +129,8 @@ export interface Config {
   senderRateLimit: number;
   senderPort: number;
   redisUrl: string | undefined;
+  plansFile: string | undefined;
+  usageFlushMs: number;
   logLevel: string;
 }
 
@@ -257,6 +261,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     senderRateLimit: int('SOLGATE_SENDER_RATE_LIMIT', get('SOLGATE_SENDER_RATE_LIMIT')!, 1),
     senderPort: int('SOLGATE_SENDER_PORT', get('SOLGATE_SENDER_PORT')!, 0, 65535),
     redisUrl: get('REDIS_URL'),
+    plansFile: get('SOLGATE_PLANS_FILE') || undefined,
+    usageFlushMs: int('SOLGATE_USAGE_FLUSH_MS', get('SOLGATE_USAGE_FLUSH_MS')!, 100),
     logLevel: get('LOG_LEVEL')!,
   };
 }

@@ -45,6 +45,8 @@ function failureError(failures: UpstreamResult[]): SolgateError {
 
 export async function senderApi(app: FastifyInstance, deps: SenderDeps): Promise<void> {
   const limiter = new RateLimiterMemory({ points: deps.rateLimitPerSecond, duration: 1 });
+  // Status lookups (confirmation polling) have their own, larger allowance: ten per allowed transaction.
+  const statusLimiter = new RateLimiterMemory({ points: deps.rateLimitPerSecond * 10, duration: 1, keyPrefix: 'status' });
   const authenticate = deps.db ? createAuthenticator(deps.db, 'rpc') : null;
 
   app.setErrorHandler((err, req, reply) => {
@@ -67,22 +69,23 @@ export async function senderApi(app: FastifyInstance, deps: SenderDeps): Promise
     return 'ok';
   });
 
-  async function limit(req: FastifyRequest, reply: FastifyReply): Promise<void> {
+  async function limit(req: FastifyRequest, reply: FastifyReply, kind: 'send' | 'status' = 'send'): Promise<void> {
     let who = `ip:${req.ip}`;
     if (presentedKey(req) !== undefined && authenticate) {
       await authenticate(req);
       who = `key:${req.apiKey!.id}`;
     }
+    const points = kind === 'send' ? deps.rateLimitPerSecond : deps.rateLimitPerSecond * 10;
     try {
-      const r = await limiter.consume(who);
-      reply.header('x-ratelimit-limit', String(deps.rateLimitPerSecond));
+      const r = await (kind === 'send' ? limiter : statusLimiter).consume(who);
+      reply.header('x-ratelimit-limit', String(points));
       reply.header('x-ratelimit-remaining', String(r.remainingPoints));
     } catch (e) {
       if (!(e instanceof RateLimiterRes)) throw e;
       senderOutcomes.inc({ outcome: 'rate_limited' });
-      reply.header('x-ratelimit-limit', String(deps.rateLimitPerSecond));
+      reply.header('x-ratelimit-limit', String(points));
       reply.header('x-ratelimit-remaining', '0');
-      throw new SolgateError('RATE_LIMITED', `rate limit of ${deps.rateLimitPerSecond} transactions per second exceeded`, {
+      throw new SolgateError('RATE_LIMITED', `rate limit of ${points} ${kind === 'send' ? 'transactions' : 'status lookups'} per second exceeded`, {
         retryAfter: Math.max(1, Math.ceil(e.msBeforeNext / 1000)),
       });
     }
@@ -93,6 +96,7 @@ export async function senderApi(app: FastifyInstance, deps: SenderDeps): Promise
     if (!body || typeof body !== 'object' || Array.isArray(body)) throw new SolgateError('INVALID_REQUEST', 'body must be one JSON-RPC request object');
     if (body.jsonrpc !== '2.0' || typeof body.method !== 'string') throw new SolgateError('INVALID_REQUEST', 'not a JSON-RPC 2.0 request (jsonrpc "2.0" and a method name required)');
     if (body.method === 'getSignatureStatuses') {
+      await limit(req, reply, 'status');
       try {
         return await deps.router.status(body);
       } catch {

@@ -73,6 +73,8 @@ export function outboxStatements(m: Matches): Statement[] {
 
 export interface ClaimedWebhook {
   id: string;
+  /** The owning API key (credits of delivered events). */
+  keyId: string;
   url: string;
   webhookType: WebhookType;
   authHeader: string | null;
@@ -84,7 +86,7 @@ export interface ClaimedWebhook {
  * for `leaseMs`. Null when there is none.
  */
 export async function claimWebhook(q: Queryable, owner: string, leaseMs: number): Promise<ClaimedWebhook | null> {
-  const { rows } = await q.query<{ id: string; url: string; webhook_type: WebhookType; auth_header: string | null; secret: string }>(
+  const { rows } = await q.query<{ id: string; key_id: string; url: string; webhook_type: WebhookType; auth_header: string | null; secret: string }>(
     `WITH cand AS (
        SELECT w.id FROM webhooks w
         WHERE w.active
@@ -99,11 +101,11 @@ export async function claimWebhook(q: Queryable, owner: string, leaseMs: number)
        ON CONFLICT (webhook_id) DO UPDATE SET owner = EXCLUDED.owner, until = EXCLUDED.until WHERE l.until <= clock_timestamp()
        RETURNING l.webhook_id
      )
-     SELECT w.id::text AS id, w.url, w.webhook_type, w.auth_header, w.secret FROM got JOIN webhooks w ON w.id = got.webhook_id`,
+     SELECT w.id::text AS id, w.key_id, w.url, w.webhook_type, w.auth_header, w.secret FROM got JOIN webhooks w ON w.id = got.webhook_id`,
     [owner, Math.round(leaseMs)],
   );
   const r = rows[0];
-  return r ? { id: r.id, url: r.url, webhookType: r.webhook_type, authHeader: r.auth_header, secret: r.secret } : null;
+  return r ? { id: r.id, keyId: r.key_id, url: r.url, webhookType: r.webhook_type, authHeader: r.auth_header, secret: r.secret } : null;
 }
 
 /** Gives a lease up (only when `owner` still holds it). */

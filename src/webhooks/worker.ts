@@ -57,6 +57,8 @@ export interface DeliveryWorkerOptions {
   explorerTxUrl?: string;
   /** Name in the attempt log (default host:pid:random). */
   workerId?: string;
+  /** Called once per event at its first attempt (an event costs credits whether or not the receiver accepts it). */
+  onFirstAttempt?: (keyId: string) => void;
   /** Tests: the resolver the guarded agent uses. */
   agent?: GuardedAgent;
 }
@@ -143,6 +145,7 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
       }
     }
     const latencyMs = performance.now() - started;
+    if (e.attempts === 0) o.onFirstAttempt?.(w.keyId);
     const rec = await recordAttempt(o.db, {
       eventId: e.id, webhookId: w.id, owner: id, leaseMs, ok, status, latencyMs, error, final,
       retryInMs: retryDelayMs(e.attempts + 1, o.retry, Math.random()), windowMs: o.retry.windowMs,

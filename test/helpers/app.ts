@@ -15,15 +15,17 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function createTestApp(over: Partial<ApiDeps> = {}): Promise<TestApp> {
+/** `over`: deps to add, or a function of the test database returning them (e.g. a meter over that database). */
+export async function createTestApp(over: Partial<ApiDeps> | ((db: TestDb['db']) => Partial<ApiDeps>) = {}): Promise<TestApp> {
   const t = await createTestDb();
+  const extra = typeof over === 'function' ? over(t.db) : over;
   const tokens = new Map<string, TokenInfo>();
   const app = await buildApp({
     db: t.db,
     logger: pino({ level: 'silent' }),
     tokens: createFileTokenRegistry('/nonexistent/tokens.json', { overlay: tokens }),
     explorerTxUrl: 'https://explorer.test/tx/',
-    ...over,
+    ...extra,
   });
   const { key } = await createApiKey(t.db, { name: 'test' });
   return {

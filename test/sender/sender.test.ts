@@ -310,3 +310,21 @@ describe('helius-sdk', () => {
     }
   }, 30_000);
 });
+
+describe('Sender status passthrough', () => {
+  it('checks a presented api-key and rate-limits getSignatureStatuses too', async () => {
+    const router = createRouter({ rpcUrls: [validator.url], blockEngineUrl: null, statusUrl: net.url, upstreamTimeoutMs: 2000, rebroadcastMs: 1000, maxRebroadcastMs: 1000 });
+    const app = await createTestApp({ sender: { router, policy: { tipAccounts: DEFAULT_TIP_ACCOUNTS, minTipLamports: 1n, minTipSwqosLamports: 1n }, rateLimitPerSecond: 1 } });
+    try {
+      const body = { jsonrpc: '2.0', id: 1, method: 'getSignatureStatuses', params: [[]] };
+      expect((await app.app.inject({ method: 'POST', url: '/fast?api-key=sg_nope_nope', payload: body })).statusCode).toBe(401);
+      const statuses: number[] = [];
+      for (let i = 0; i < 12; i++) statuses.push((await app.app.inject({ method: 'POST', url: '/fast', payload: body })).statusCode);
+      expect(statuses.slice(0, 10)).toEqual(Array(10).fill(200));
+      expect(statuses.slice(10)).toEqual([429, 429]);
+    } finally {
+      await app.close();
+      await router.close();
+    }
+  });
+});

@@ -29,6 +29,7 @@ import { queryExtensions, queryMints, type ExtensionRow, type MintInfo } from '.
 import type { TokenInfo } from '../../pricing/token-registry.js';
 import type { ApiDeps } from '../deps.js';
 import { createAuthenticator } from '../plugins/auth.js';
+import { meterHook } from '../plugins/metering.js';
 import { normalizeError } from '../plugins/errors.js';
 import { restErrorBody } from '../wire/errors.js';
 
@@ -66,6 +67,7 @@ const bodySchema = {
 export async function tokenMetadataApi(app: FastifyInstance, deps: ApiDeps): Promise<void> {
   const authenticate = createAuthenticator(deps.db, 'rest');
   app.addHook('preValidation', authenticate);
+  app.addHook('preValidation', meterHook(deps, () => ({ bucket: 'das', cost: 'tokenMetadata', method: 'token-metadata' })));
   app.setErrorHandler((err, req, reply) => {
     const e = normalizeError(err);
     if (e.code === 'INTERNAL') req.log.error({ err }, 'token-metadata: internal error');

@@ -27,6 +27,7 @@ import { parseTransaction } from '../../parsers/registry.js';
 import { normalizeRpcTransaction } from '../../sources/normalize-rpc.js';
 import type { ApiDeps } from '../deps.js';
 import { createAuthenticator } from '../plugins/auth.js';
+import { meterHook } from '../plugins/metering.js';
 import { normalizeError } from '../plugins/errors.js';
 import { restErrorBody } from '../wire/errors.js';
 import type { EncodedTransaction, TransactionFetcher } from '../zk/transaction-fetcher.js';
@@ -64,6 +65,7 @@ const bodySchema = {
 export async function transactionsApi(app: FastifyInstance, deps: ApiDeps): Promise<void> {
   const authenticate = createAuthenticator(deps.db, 'rest');
   app.addHook('preValidation', authenticate);
+  app.addHook('preValidation', meterHook(deps, () => ({ bucket: 'das', cost: 'enhanced', method: 'transactions' })));
   app.setErrorHandler((err, req, reply) => {
     const e = normalizeError(err);
     if (e.code === 'INTERNAL') req.log.error({ err }, 'transactions: internal error');

@@ -27,6 +27,7 @@ import {
 } from '../../store/webhooks.js';
 import type { ApiDeps } from '../deps.js';
 import { createAuthenticator } from '../plugins/auth.js';
+import { meterHook } from '../plugins/metering.js';
 import { normalizeError } from '../plugins/errors.js';
 import { restErrorBody } from '../wire/errors.js';
 import { registerDeliveryRoutes } from './webhook-deliveries.js';
@@ -105,6 +106,12 @@ export async function webhooksApi(app: FastifyInstance, deps: ApiDeps): Promise<
   const db = deps.db;
 
   app.addHook('preValidation', createAuthenticator(db, 'rest'));
+  // Creates, edits, toggles and deletes cost webhook-management credits; reads are free (all rate-limited).
+  app.addHook('preValidation', meterHook(deps, (req) => ({
+    bucket: 'rpc',
+    cost: req.method === 'GET' || req.url.includes('/replay') ? null : 'webhookManagement',
+    method: `webhooks.${req.method.toLowerCase()}`,
+  })));
   app.setErrorHandler((err, req, reply) => {
     const e = normalizeError(err);
     if (e.code === 'INTERNAL') req.log.error({ err }, 'webhooks api: internal error');

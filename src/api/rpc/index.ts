@@ -11,7 +11,7 @@ import type { ApiDeps } from '../deps.js';
 import { createAuthenticator } from '../plugins/auth.js';
 import { normalizeError } from '../plugins/errors.js';
 import { rpcErrorBody } from '../wire/errors.js';
-import { methodTable } from './registry.js';
+import { methodCalls, methodTable } from './registry.js';
 
 const MAX_BATCH = 100;
 
@@ -42,6 +42,7 @@ export function stringifyRpc(payload: unknown): string {
 
 export async function jsonRpcApi(app: FastifyInstance, deps: ApiDeps): Promise<void> {
   const methods = methodTable();
+  const calls = methodCalls();
   const authenticate = createAuthenticator(deps.db, 'rpc');
   // this scope only (the JSON-RPC endpoint); other interfaces keep Fastify's default serializer
   app.setReplySerializer((payload) => stringifyRpc(payload));
@@ -51,6 +52,7 @@ export async function jsonRpcApi(app: FastifyInstance, deps: ApiDeps): Promise<v
     if (e.code === 'INTERNAL') req.log.error({ err }, 'json-rpc: internal error');
     const id = (req.body as { id?: unknown } | undefined)?.id ?? null;
     const { status, body } = rpcErrorBody(e, Array.isArray(req.body) ? null : id);
+    if (e.retryAfter !== undefined) reply.header('retry-after', String(e.retryAfter));
     reply.status(status).send(body);
   });
 
@@ -71,13 +73,18 @@ export async function jsonRpcApi(app: FastifyInstance, deps: ApiDeps): Promise<v
     }
   }
 
-  app.post('/', async (req) => {
+  app.post('/', async (req, reply) => {
     const body = req.body;
     if (Array.isArray(body)) {
       if (body.length === 0) throw new SolgateError('INVALID_REQUEST', 'Empty batch');
       if (body.length > MAX_BATCH) throw new SolgateError('INVALID_REQUEST', `Batch too large: at most ${MAX_BATCH} requests`);
-      return Promise.all(body.map(one));
     }
-    return one(body);
+    // Each call of a known method is rate-limited and charged (a batch as several calls) before any runs.
+    if (deps.meter)
+      for (const r of Array.isArray(body) ? body : [body]) {
+        const call = calls.get((r as { method?: unknown } | null)?.method as string);
+        if (call) await deps.meter.charge(req, reply, call);
+      }
+    return Array.isArray(body) ? Promise.all(body.map(one)) : one(body);
   });
 }

@@ -1,4 +1,5 @@
 /** Every JSON-RPC method the gateway serves, by wire name and alias. */
+import type { Call } from '../../accounts/meter.js';
 import type { RpcMethod } from './method.js';
 import { getIndexerSlot } from './methods/getIndexerSlot.js';
 import { getAsset } from './methods/getAsset.js';
@@ -73,6 +74,19 @@ const ZK_METHODS: RpcMethod[] = [
 ];
 
 export const RPC_METHODS: RpcMethod[] = [...DAS_METHODS, ...ZK_METHODS];
+
+const VALIDITY_PROOF = new Set(['getValidityProof', 'getValidityProofV2']);
+
+/** The rate-limit bucket and credit category of each method name (aliases included), for the meter. */
+export function methodCalls(): Map<string, Call> {
+  const out = new Map<string, Call>();
+  const add = (m: RpcMethod, call: Omit<Call, 'method'>) => {
+    for (const n of [m.name, ...(m.aliases ?? [])]) out.set(n, { ...call, method: m.name });
+  };
+  for (const m of DAS_METHODS) add(m, { bucket: 'das', cost: 'das' });
+  for (const m of ZK_METHODS) add(m, VALIDITY_PROOF.has(m.name) ? { bucket: 'validityProof', cost: 'validityProof' } : { bucket: 'photon', cost: 'zk' });
+  return out;
+}
 
 export function methodTable(methods: RpcMethod[] = RPC_METHODS): Map<string, RpcMethod> {
   const m = new Map<string, RpcMethod>();

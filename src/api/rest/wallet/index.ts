@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ApiDeps } from '../../deps.js';
 import { createAuthenticator } from '../../plugins/auth.js';
+import { meterHook, routeName } from '../../plugins/metering.js';
 import { normalizeError } from '../../plugins/errors.js';
 import { restErrorBody } from '../../wire/errors.js';
 import { registerIdentityRoutes } from './identity.js';
@@ -13,6 +14,11 @@ import { registerFundedByRoute } from './funded-by.js';
 export async function walletApi(app: FastifyInstance, deps: ApiDeps): Promise<void> {
   const authenticate = createAuthenticator(deps.db, 'rest');
   app.addHook('preValidation', authenticate);
+  // 100 credits per call; identity lookups need a paid plan.
+  app.addHook('preValidation', meterHook(deps, (req) => {
+    const name = routeName(req);
+    return { bucket: 'wallet', cost: 'wallet', method: `wallet.${name}`, feature: name.includes('identity') ? 'walletIdentity' : undefined };
+  }));
   app.setErrorHandler((err, req, reply) => {
     const e = normalizeError(err);
     if (e.code === 'INTERNAL') req.log.error({ err }, 'wallet api: internal error');
