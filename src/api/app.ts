@@ -11,6 +11,7 @@ import { webhooksApi } from './rest/webhooks.js';
 import { transactionsApi } from './rest/transactions.js';
 import { jsonRpcApi } from './rpc/index.js';
 import { senderApi } from '../sender/routes.js';
+import { adminApi } from './admin/index.js';
 import { normalizeError } from './plugins/errors.js';
 import { restErrorBody } from './wire/errors.js';
 import { getCheckpoint } from '../store/chain.js';
@@ -66,6 +67,8 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(async (scope) => webhooksApi(scope, deps));
   await app.register(async (scope) => transactionsApi(scope, deps));
   await app.register(async (scope) => jsonRpcApi(scope, deps));
+  // Admin API and dashboard (only when an admin token is configured).
+  if (deps.admin) await app.register(async (scope) => adminApi(scope, deps));
   // Keys presented to the Sender are checked against this app's database.
   if (deps.sender) await app.register(async (scope) => senderApi(scope, { ...deps.sender!, db: deps.sender!.db ?? deps.db }));
   return app as unknown as FastifyInstance;

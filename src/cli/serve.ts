@@ -119,6 +119,8 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
     },
     webhooks: { allowHttp: config.webhooksAllowHttp, allowPrivate: config.webhooksAllowPrivate, planLimits: accounts.webhookLimits },
     meter: accounts.meter,
+    // Admin API and dashboard when SOLGATE_ADMIN_TOKEN is set.
+    admin: config.adminToken ? { token: config.adminToken, plans: accounts.plans } : undefined,
   });
   const address = await app.listen({ port: config.port, host: config.host });
   logger.info({ address, ingest: rpcUrl ?? 'off', database: db.kind }, 'solgate: listening');

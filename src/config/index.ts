@@ -69,6 +69,7 @@ export const ENV_VARS: EnvVar[] = [
   { name: 'REDIS_URL', default: undefined, description: 'Redis for rate-limit and monthly-credit counters shared by every API process; unset = counters in each process\'s memory' },
   { name: 'SOLGATE_PLANS_FILE', default: undefined, description: 'JSON file of plans and credit costs merged over the defaults (`{plans: {name: {perSecond, burstFactor, burstWindowSeconds, monthlyCredits, features, maxWebhooks}}, credits: {...}, fallbackPlan}`)' },
   { name: 'SOLGATE_USAGE_FLUSH_MS', default: '5000', description: 'How often each process writes the usage (credits per key, day and method) it counted to PostgreSQL' },
+  { name: 'SOLGATE_ADMIN_TOKEN', default: undefined, description: 'Bearer token of the admin API (`/admin/api`) and the web dashboard (`/dashboard`) sign-in, at least 16 characters (e.g. `openssl rand -hex 32`); unset = both disabled (404)' },
   { name: 'LOG_LEVEL', default: 'info', description: 'pino log level (fatal … trace, silent)' },
 ];
 
@@ -131,6 +132,7 @@ export interface Config {
   redisUrl: string | undefined;
   plansFile: string | undefined;
   usageFlushMs: number;
+  adminToken: string | undefined;
   logLevel: string;
 }
 
@@ -186,6 +188,13 @@ function optionalUrl(name: string, v: string | undefined): string | undefined {
     throw new ConfigError(`${name} must be an http(s) URL, got "${v}"`);
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(`${name} must be an http(s) URL, got "${v}"`);
+  return v;
+}
+
+/** The admin token: long enough not to be guessed, no whitespace (it travels in an Authorization header). */
+function adminToken(v: string | undefined): string | undefined {
+  if (v === undefined) return undefined;
+  if (v.length < 16 || /\s/.test(v)) throw new ConfigError('SOLGATE_ADMIN_TOKEN must be at least 16 characters without whitespace (e.g. `openssl rand -hex 32`)');
   return v;
 }
 
@@ -263,6 +272,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: get('REDIS_URL'),
     plansFile: get('SOLGATE_PLANS_FILE') || undefined,
     usageFlushMs: int('SOLGATE_USAGE_FLUSH_MS', get('SOLGATE_USAGE_FLUSH_MS')!, 100),
+    adminToken: adminToken(get('SOLGATE_ADMIN_TOKEN')),
     logLevel: get('LOG_LEVEL')!,
   };
 }
