@@ -14,8 +14,7 @@ import { senderApi } from '../sender/routes.js';
 import { adminApi } from './admin/index.js';
 import { normalizeError } from './plugins/errors.js';
 import { restErrorBody } from './wire/errors.js';
-import { getCheckpoint } from '../store/chain.js';
-import { registry } from '../core/metrics.js';
+import { opsApi } from './ops.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -32,6 +31,8 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
     trustProxy: typeof deps.trustProxy === 'number' ? hops(deps.trustProxy) : (deps.trustProxy ?? false),
     // Per-request access logs are off (they would dominate the log at load); errors are still logged.
     logController: new LogController({ disableRequestLogging: true }),
+    // close() stops accepting, closes idle keep-alive connections at once and waits for requests in flight.
+    forceCloseConnections: 'idle',
     ajv: { customOptions: { coerceTypes: true, useDefaults: true, removeAdditional: false, allErrors: false } },
   });
 
@@ -45,22 +46,8 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
     reply.status(404).send({ error: 'Not found', code: 404, details: `no route for ${req.method} ${req.url.split('?')[0]}` });
   });
 
-  app.get('/health', async () => ({ status: 'ok' }));
-  app.get('/ready', async (_req, reply) => {
-    try {
-      const slot = await getCheckpoint(deps.db);
-      const ingest = deps.ingestStatus?.();
-      return { status: 'ready', indexedSlot: slot, ...(ingest ? { tip: ingest.tip } : {}) };
-    } catch {
-      return reply.status(503).send({ status: 'unavailable', error: 'database unreachable' });
-    }
-  });
-
-  // Prometheus scrape endpoint (process metrics, proof verification counts).
-  app.get('/metrics', async (_req, reply) => {
-    reply.header('content-type', registry.contentType);
-    return registry.metrics();
-  });
+  // /health, /ready, /metrics and the HTTP metrics hook (on the root scope, so every interface inherits it).
+  opsApi(app as unknown as FastifyInstance, deps);
 
   await app.register(async (scope) => walletApi(scope, deps));
   await app.register(async (scope) => tokenMetadataApi(scope, deps));

@@ -25,6 +25,9 @@ import { senderDeps } from '../sender/config.js';
 import { openAccounts } from '../accounts/runtime.js';
 import { DEFAULT_TIP_ACCOUNTS } from '../sender/validate.js';
 
+/** How long shutdown waits for HTTP requests in flight before closing their connections. */
+const SHUTDOWN_DRAIN_MS = 30_000;
+
 const maxOrNull = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.max(a, b));
 
 export async function runServe(opts: { demo: boolean }): Promise<number> {
@@ -110,6 +113,7 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
     fetchAccounts: rpcUrl ? (keys) => fetchAccounts(rpcUrl!, keys, { commitment: config.commitment }) : undefined,
     trustProxy: config.trustProxy,
     ingestStatus: poller ? () => ({ lastSlot: ingester?.stats.lastSlot ?? null, tip: maxOrNull(tips?.tip ?? null, poller!.stats.tip) }) : undefined,
+    readyMaxLagSlots: config.readyMaxLagSlots,
     offchain,
     // ZK Compression: the validity-proof prover, full transactions for getTransactionWithCompressionInfo, health lag.
     zk: {
@@ -138,8 +142,16 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
     logger.error({ err }, 'localnet: settling the demo chain failed');
     return false;
   }) : false;
-  ctl.abort();
+  // Shutdown order: stop accepting connections and let the requests in flight finish (idle keep-alive connections
+  // close at once; a request still running after SHUTDOWN_DRAIN_MS has its connection closed), then ingestion, then
+  // the webhook worker (its deliveries in flight finish), then the rest.
+  const drain = setTimeout(() => {
+    logger.warn(`solgate: requests still in flight after ${SHUTDOWN_DRAIN_MS} ms; closing their connections`);
+    app.server.closeAllConnections();
+  }, SHUTDOWN_DRAIN_MS);
   await app.close();
+  clearTimeout(drain);
+  ctl.abort();
   await ingestDone;
   // Deliveries in flight finish and are recorded; the rest stay queued for the next start or another worker.
   await deliveries?.stop();

@@ -43,6 +43,7 @@ export const ENV_VARS: EnvVar[] = [
   { name: 'PROVER_URL', default: undefined, description: 'ZK Compression prover (Light\'s gnark light-prover server; getValidityProof POSTs to PROVER_URL/prove); unset = getValidityProof(V2) answer that no prover is configured' },
   { name: 'SOLGATE_ZK_TREES', default: undefined, description: 'ZK Compression tree metadata file loaded at start (`{trees: [{tree, queue, treeType, height, rootHistoryCapacity}]}`, the format of `replay --light-trees`); trees not listed are discovered from the cluster RPC' },
   { name: 'SOLGATE_ZK_MAX_LAG_SLOTS', default: '20', description: 'getIndexerHealth answers "Node is behind N slots" when the indexed slot is more than this many slots behind the cluster tip' },
+  { name: 'SOLGATE_READY_MAX_LAG_SLOTS', default: '150', description: '/ready answers 503 when this process ingests and the indexed slot is more than this many slots behind the cluster tip' },
   { name: 'SOLGATE_WEBHOOKS_ALLOW_HTTP', default: 'false', description: 'Accept http:// webhook URLs in /v0/webhooks (local testing; https is required otherwise): true | false' },
   { name: 'SOLGATE_WEBHOOKS_ALLOW_PRIVATE', default: 'false', description: 'Accept webhook URLs on localhost and on private, loopback, link-local and other non-public addresses (local testing, trusted networks): true | false' },
   { name: 'SOLGATE_WEBHOOK_CONCURRENCY', default: '8', description: 'Webhooks this process delivers to at once (serve and `solgate worker`); 0 = serve delivers nothing (run `solgate worker` processes instead)' },
@@ -106,6 +107,7 @@ export interface Config {
   proverUrl: string | undefined;
   zkTreesFile: string | undefined;
   zkMaxLagSlots: number;
+  readyMaxLagSlots: number;
   webhooksAllowHttp: boolean;
   webhooksAllowPrivate: boolean;
   webhookConcurrency: number;
@@ -246,6 +248,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     proverUrl: optionalUrl('PROVER_URL', get('PROVER_URL')),
     zkTreesFile: get('SOLGATE_ZK_TREES') || undefined,
     zkMaxLagSlots: int('SOLGATE_ZK_MAX_LAG_SLOTS', get('SOLGATE_ZK_MAX_LAG_SLOTS')!, 0),
+    readyMaxLagSlots: int('SOLGATE_READY_MAX_LAG_SLOTS', get('SOLGATE_READY_MAX_LAG_SLOTS')!, 0),
     webhooksAllowHttp: bool('SOLGATE_WEBHOOKS_ALLOW_HTTP', get('SOLGATE_WEBHOOKS_ALLOW_HTTP')!),
     webhooksAllowPrivate: bool('SOLGATE_WEBHOOKS_ALLOW_PRIVATE', get('SOLGATE_WEBHOOKS_ALLOW_PRIVATE')!),
     webhookConcurrency: int('SOLGATE_WEBHOOK_CONCURRENCY', get('SOLGATE_WEBHOOK_CONCURRENCY')!, 0, 1024),

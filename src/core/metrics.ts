@@ -77,3 +77,28 @@ export const senderUpstreamLatency = new Histogram({
   buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
   registers: [registry],
 });
+
+/** HTTP requests by route pattern (e.g. `/v1/wallet/:wallet/balances`; `unmatched` for 404s), method and status. */
+export const httpRequests = new Counter({
+  name: 'solgate_http_requests_total',
+  help: 'HTTP requests answered, by route pattern (unmatched = no route), method and status code',
+  labelNames: ['route', 'method', 'status'] as const,
+  registers: [registry],
+});
+
+/** Time to answer an HTTP request, by route pattern and method. */
+export const httpRequestDuration = new Histogram({
+  name: 'solgate_http_request_duration_seconds',
+  help: 'Time from receiving an HTTP request to its response being sent (seconds), by route pattern and method',
+  labelNames: ['route', 'method'] as const,
+  buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  registers: [registry],
+});
+
+/** JSON-RPC calls (each call of a batch) by method (`unknown` for a method that does not exist) and outcome. */
+export const rpcCalls = new Counter({
+  name: 'solgate_rpc_calls_total',
+  help: 'JSON-RPC calls (each call of a batch counted) by method (unknown = no such method) and outcome: ok, error (the request was refused), internal (server-side failure)',
+  labelNames: ['method', 'outcome'] as const,
+  registers: [registry],
+});

@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { SolgateError } from '../../core/errors.js';
+import { rpcCalls } from '../../core/metrics.js';
 import type { ApiDeps } from '../deps.js';
 import { createAuthenticator } from '../plugins/auth.js';
 import { normalizeError } from '../plugins/errors.js';
@@ -56,6 +57,16 @@ export async function jsonRpcApi(app: FastifyInstance, deps: ApiDeps): Promise<v
     reply.status(status).send(body);
   });
 
+  // solgate_rpc_calls_total children by method and outcome, made once (the method label only for known methods).
+  const counted = new Map<string, { inc(): void }>();
+  const countCall = (method: unknown, outcome: 'ok' | 'error' | 'internal') => {
+    const name = typeof method === 'string' && methods.has(method) ? method : 'unknown';
+    const k = `${name} ${outcome}`;
+    let c = counted.get(k);
+    if (!c) counted.set(k, (c = rpcCalls.labels(name, outcome)));
+    c.inc();
+  };
+
   async function one(req: unknown): Promise<unknown> {
     const r = req as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown } | null;
     const id = r && typeof r === 'object' && 'id' in r ? r.id : null;
@@ -65,10 +76,12 @@ export async function jsonRpcApi(app: FastifyInstance, deps: ApiDeps): Promise<v
       const m = methods.get(r.method);
       if (!m) throw new SolgateError('METHOD_NOT_FOUND', 'Method not found');
       const result = await m.handler(r.params, deps);
+      countCall(r.method, 'ok');
       return { jsonrpc: '2.0', result, id };
     } catch (err) {
       const e = normalizeError(err);
       if (e.code === 'INTERNAL') app.log.error({ err }, 'json-rpc: internal error');
+      countCall(r?.method, e.code === 'INTERNAL' ? 'internal' : 'error');
       return rpcErrorBody(e, id).body;
     }
   }
