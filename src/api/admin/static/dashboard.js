@@ -275,20 +275,23 @@ function drawChart(u, measure) {
   const W = 720, H = 220, left = 56, right = 8, top = 10, bottom = 28;
   const values = u.days.map((d) => d[measure]);
   const max = Math.max(1, ...values);
-  // A "nice" axis maximum: 1, 2 or 5 × a power of ten.
-  const p = 10 ** Math.floor(Math.log10(max));
-  const axisMax = [1, 2, 5, 10].map((m) => m * p).find((v) => v >= max);
+  // A "nice" tick step (1, 2 or 5 × a power of ten, at least 1: counts are integers) for about four gridlines.
+  const raw = Math.max(1, max / 4);
+  const p = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 5, 10].map((m) => m * p).find((v) => v >= raw);
+  const ticks = Math.max(1, Math.ceil(max / step));
+  const axisMax = step * ticks;
   const plotW = W - left - right, plotH = H - top - bottom;
   const slot = plotW / values.length;
   const barW = Math.max(1, slot * 0.7);
   const label = `${measure === 'calls' ? 'Calls' : 'Credits'} per day from ${u.from} to ${u.to}; total ${fmtNum(u.total[measure])}`;
   const chart = svg('svg', { viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': label, class: 'bars' });
   chart.append(svg('title', {}, label));
-  for (let i = 0; i <= 4; i++) {
-    const v = (axisMax / 4) * i;
+  for (let i = 0; i <= ticks; i++) {
+    const v = step * i;
     const y = top + plotH - (v / axisMax) * plotH;
     chart.append(svg('line', { x1: left, x2: W - right, y1: y, y2: y, class: 'grid' }));
-    chart.append(svg('text', { x: left - 6, y: y + 4, 'text-anchor': 'end', class: 'axis' }, fmtNum(Math.round(v * 100) / 100)));
+    chart.append(svg('text', { x: left - 6, y: y + 4, 'text-anchor': 'end', class: 'axis' }, fmtNum(v)));
   }
   u.days.forEach((d, i) => {
     const v = d[measure];
@@ -298,8 +301,9 @@ function drawChart(u, measure) {
     const methods = d.methods.map((m) => `\n${m.method}: ${fmtNum(m.calls)} calls, ${fmtNum(m.credits)} credits`).join('');
     bar.append(svg('title', {}, `${d.day}: ${fmtNum(d.calls)} calls, ${fmtNum(d.credits)} credits${methods}`));
     chart.append(bar);
+    // Day labels every few days, counted back from the last day (always labelled).
     const every = Math.ceil(values.length / 8);
-    if (i % every === 0 || i === values.length - 1)
+    if ((values.length - 1 - i) % every === 0)
       chart.append(svg('text', { x: left + i * slot + slot / 2, y: H - 8, 'text-anchor': 'middle', class: 'axis' }, d.day.slice(5)));
   });
   $('usage-chart').replaceChildren(chart);
@@ -404,6 +408,7 @@ document.addEventListener('DOMContentLoaded', () => {
   $('edit-form').addEventListener('submit', saveEdit);
   $('edit-cancel').addEventListener('click', () => {
     $('edit-form').hidden = true;
+    say('');
     state.editKeyId = null;
   });
   $('dismiss-key').addEventListener('click', hideNewKey);
