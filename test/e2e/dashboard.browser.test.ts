@@ -52,7 +52,6 @@ describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('dashboard in Chromium', () => {
     let dbEnv: Record<string, string>;
     if (process.env.DATABASE_URL) {
       t = await createTestDb();
-      await t.db.close();
       dbEnv = { DATABASE_URL: t.url! };
     } else {
       dataDir = mkdtempSync(join(tmpdir(), 'solgate-dashboard-'));
