@@ -1,7 +1,8 @@
-/** `solgate keys create|list|revoke`: API keys (the plain key is printed once, at creation). */
+/** `solgate keys create|list|revoke|rotate`: API keys (the plain key is printed once, at creation and rotation). */
 import { parseArgs } from 'node:util';
 import { openRuntime } from './runtime.js';
-import { createApiKey, listApiKeys, revokeApiKey } from '../store/keys.js';
+import { createApiKey, listApiKeys, revokeApiKey, rotateApiKey } from '../store/keys.js';
+import { loadPlanTable } from '../accounts/plans.js';
 import { parseAllowEntry } from '../api/plugins/ip-allow.js';
 import { UsageError } from './usage-error.js';
 
@@ -34,8 +35,13 @@ export async function runKeys(args: string[]): Promise<number> {
       if (Number.isNaN(expiresAt.getTime())) throw new UsageError('--expires must be an ISO 8601 date/time');
     }
     const rt = await openRuntime();
+    const plans = loadPlanTable(rt.config.plansFile).plans;
+    if (values.plan !== undefined && !plans[values.plan.toLowerCase()]) {
+      await rt.db.close();
+      throw new UsageError(`--plan must be one of ${Object.keys(plans).join(', ')}`);
+    }
     try {
-      const { key, record } = await createApiKey(rt.db, { name: values.name.trim(), allowedIps: allowed, plan: values.plan, expiresAt });
+      const { key, record } = await createApiKey(rt.db, { name: values.name.trim(), allowedIps: allowed, plan: values.plan?.toLowerCase(), expiresAt });
       if (values.json) console.log(JSON.stringify({ key, id: record.id, name: record.name, allowedIps: record.allowedIps, plan: record.plan, expiresAt: record.expiresAt }));
       else {
         console.log(`API key created: ${record.name} (id ${record.id})`);
@@ -72,5 +78,26 @@ export async function runKeys(args: string[]): Promise<number> {
       await rt.db.close();
     }
   }
-  throw new UsageError(`keys: unknown subcommand '${sub ?? ''}' (create, list, revoke)`);
+  if (sub === 'rotate') {
+    const id = positionals[0];
+    if (!id) throw new UsageError('keys rotate needs a key id');
+    const rt = await openRuntime();
+    try {
+      const r = await rotateApiKey(rt.db, id);
+      if (!r) {
+        console.log(`no active key with id ${id}`);
+        return 1;
+      }
+      if (values.json) console.log(JSON.stringify({ key: r.key, id: r.record.id }));
+      else {
+        console.log(`API key ${id} regenerated; the previous key stops working now:`);
+        console.log(`  ${r.key}`);
+        console.log('This key is shown once and cannot be recovered; store it now.');
+      }
+      return 0;
+    } finally {
+      await rt.db.close();
+    }
+  }
+  throw new UsageError(`keys: unknown subcommand '${sub ?? ''}' (create, list, revoke, rotate)`);
 }

@@ -33,7 +33,7 @@ Usage:
   solgate migrate                        Apply database migrations
   solgate keys create --name N [--allow-ip CIDR]... [--plan P] [--expires ISO] [--json]
   solgate keys list [--json]
-  solgate keys revoke ID
+  solgate keys revoke ID | keys rotate ID [--json]
   solgate identities import FILE         Load known entities (CSV address,name,type,category[,tags] or JSON)
   solgate localnet [--port P] [--demo]   Run only the built-in local chain (JSON-RPC)
   solgate config                         Print every environment variable with its default

@@ -122,7 +122,17 @@ describe('solgate CLI', () => {
     const bad = await solgate('keys', 'create', '--name', 'x', '--allow-ip', '10.0.0.300');
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/not an IP address or CIDR/);
+    const badPlan = await solgate('keys', 'create', '--name', 'x', '--plan', 'gold');
+    expect(badPlan.code).toBe(2);
+    expect(badPlan.stderr).toMatch(/--plan must be one of free, developer, business, professional/);
+    const rotated = await solgate('keys', 'rotate', out.id, '--json');
+    expect(rotated.code).toBe(0);
+    const fresh = JSON.parse(rotated.stdout) as { key: string; id: string };
+    expect(fresh.id).toBe(out.id);
+    expect(fresh.key).toMatch(new RegExp(`^sg_${out.id}_`));
+    expect(fresh.key).not.toBe(out.key);
     expect((await solgate('keys', 'revoke', out.id)).stdout).toContain('revoked');
+    expect((await solgate('keys', 'rotate', out.id)).code).toBe(1);
   });
 
   it('unknown commands and options exit 2 with usage', async () => {

@@ -10,8 +10,9 @@
  *
  * Errors are the REST format `{error, code, details?}` (as /v1/wallet and /v0/token-metadata): 400 for every bad
  * field (src/api/rest/webhook-settings.ts), 401 key, 403 when the key's plan allows no more webhooks, 404 unknown id.
- * Plan limits are the documented defaults (5 Free, 50 Developer/Business/Professional; plans not listed get the
- * Free limit) until plans become configurable (#8). Management calls cost no credits yet (credits are #8 too).
+ * Webhooks per key come from the key's plan (src/accounts/plans.ts: 5 Free, 50 Developer/Business/Professional by
+ * default; plans not listed get the smallest). Creates, edits, toggles and deletes cost webhook-management credits
+ * through the meter; reads are free.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { SolgateError } from '../../core/errors.js';
