@@ -14,6 +14,7 @@ import { senderApi } from '../sender/routes.js';
 import { adminApi } from './admin/index.js';
 import { normalizeError } from './plugins/errors.js';
 import { restErrorBody } from './wire/errors.js';
+import { docsApi } from './docs/index.js';
 import { opsApi } from './ops.js';
 
 export const BODY_LIMIT = 1024 * 1024;
@@ -45,6 +46,9 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   app.setNotFoundHandler((req, reply) => {
     reply.status(404).send({ error: 'Not found', code: 404, details: `no route for ${req.method} ${req.url.split('?')[0]}` });
   });
+
+  // /docs, /docs/openapi.json, /docs/openrpc.json (no key); first, so it records every route registered after it.
+  docsApi(app as unknown as FastifyInstance);
 
   // /health, /ready, /metrics and the HTTP metrics hook (on the root scope, so every interface inherits it).
   opsApi(app as unknown as FastifyInstance, deps);

@@ -3,12 +3,17 @@ import { SolgateError } from '../../../core/errors.js';
 import { displayOptions, namedParams, pubkey, requireField } from '../../das/params.js';
 import { loadAssets } from '../../das/load-assets.js';
 import type { RpcMethod } from '../method.js';
+import { DISPLAY_OPTIONS, PUBKEY, byNameParams, paramNames } from '../params-schema.js';
+
+/** The by-name params (the accepted names come from here; /docs/openrpc.json describes them). */
+export const paramsSchema = byNameParams({ id: PUBKEY, options: DISPLAY_OPTIONS, displayOptions: DISPLAY_OPTIONS }, ['id']);
 
 export const getAsset: RpcMethod = {
   name: 'getAsset',
   credits: 10,
+  paramsSchema,
   async handler(params, deps) {
-    const p = namedParams(params, ['id', 'options', 'displayOptions']);
+    const p = namedParams(params, paramNames(paramsSchema));
     const id = pubkey(requireField(p, 'id'), 'id');
     const assets = await loadAssets(deps.db, [id], displayOptions(p));
     const a = assets.get(id);

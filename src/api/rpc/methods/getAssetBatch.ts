@@ -3,15 +3,20 @@ import { SolgateError } from '../../../core/errors.js';
 import { displayOptions, namedParams, pubkey, requireField } from '../../das/params.js';
 import { loadAssets } from '../../das/load-assets.js';
 import type { RpcMethod } from '../method.js';
+import { DISPLAY_OPTIONS, PUBKEY, byNameParams, paramNames } from '../params-schema.js';
 
 export const MAX_BATCH = 1000;
+
+/** The by-name params (the accepted names come from here; /docs/openrpc.json describes them). */
+export const paramsSchema = byNameParams({ ids: { type: 'array', items: PUBKEY, maxItems: MAX_BATCH }, options: DISPLAY_OPTIONS, displayOptions: DISPLAY_OPTIONS }, ['ids']);
 
 export const getAssetBatch: RpcMethod = {
   name: 'getAssetBatch',
   aliases: ['getAssets', 'get_asset_batch'],
   credits: 10,
+  paramsSchema,
   async handler(params, deps) {
-    const p = namedParams(params, ['ids', 'options', 'displayOptions']);
+    const p = namedParams(params, paramNames(paramsSchema));
     const raw = requireField(p, 'ids');
     if (!Array.isArray(raw)) throw new SolgateError('INVALID_PARAMS', 'Invalid params: `ids` must be an array');
     if (raw.length > MAX_BATCH) throw new SolgateError('INVALID_ARGUMENT', 'Batch Size Error. Batch size should not be greater than 1000.');

@@ -3,15 +3,20 @@
  * scope); walks the authority index in the requested order.
  */
 import { displayOptions, namedParams, pubkey, requireField } from '../../das/params.js';
-import { answerList, bind, commonListFilters, LIST_KEYS, type ListQuery } from '../../das/list-assets.js';
+import { answerList, bind, commonListFilters, type ListQuery } from '../../das/list-assets.js';
 import type { RpcMethod } from '../method.js';
+import { DAS_LIST_FIELDS, PUBKEY, byNameParams, paramNames } from '../params-schema.js';
+
+/** The by-name params (the accepted names come from here; /docs/openrpc.json describes them). */
+export const paramsSchema = byNameParams({ authorityAddress: PUBKEY, ...DAS_LIST_FIELDS }, ['authorityAddress']);
 
 export const getAssetsByAuthority: RpcMethod = {
   name: 'getAssetsByAuthority',
   aliases: ['get_assets_by_authority'],
   credits: 10,
+  paramsSchema,
   async handler(params, deps) {
-    const p = namedParams(params, ['authorityAddress', ...LIST_KEYS]);
+    const p = namedParams(params, paramNames(paramsSchema));
     const authority = pubkey(requireField(p, 'authorityAddress'), 'authorityAddress');
     const opts = displayOptions(p);
     const query: ListQuery = { drive: { kind: 'assets' }, where: commonListFilters(opts), params: [] };

@@ -4,15 +4,20 @@
  */
 import { SolgateError } from '../../../core/errors.js';
 import { displayOptions, namedParams, pubkey, requireField } from '../../das/params.js';
-import { answerList, bind, commonListFilters, LIST_KEYS, type ListQuery } from '../../das/list-assets.js';
+import { answerList, bind, commonListFilters, type ListQuery } from '../../das/list-assets.js';
 import type { RpcMethod } from '../method.js';
+import { DAS_LIST_FIELDS, PUBKEY, nullable, byNameParams, paramNames } from '../params-schema.js';
+
+/** The by-name params (the accepted names come from here; /docs/openrpc.json describes them). */
+export const paramsSchema = byNameParams({ creatorAddress: PUBKEY, onlyVerified: nullable({ type: 'boolean' }), ...DAS_LIST_FIELDS }, ['creatorAddress']);
 
 export const getAssetsByCreator: RpcMethod = {
   name: 'getAssetsByCreator',
   aliases: ['get_assets_by_creator'],
   credits: 10,
+  paramsSchema,
   async handler(params, deps) {
-    const p = namedParams(params, ['creatorAddress', 'onlyVerified', ...LIST_KEYS]);
+    const p = namedParams(params, paramNames(paramsSchema));
     const creator = pubkey(requireField(p, 'creatorAddress'), 'creatorAddress');
     if (p.onlyVerified != null && typeof p.onlyVerified !== 'boolean') throw new SolgateError('INVALID_PARAMS', 'Invalid params: `onlyVerified` must be a boolean');
     const opts = displayOptions(p);

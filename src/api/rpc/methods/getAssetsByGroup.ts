@@ -4,8 +4,12 @@
  */
 import { SolgateError } from '../../../core/errors.js';
 import { displayOptions, namedParams, requireField } from '../../das/params.js';
-import { answerList, bind, commonListFilters, LIST_KEYS, type ListQuery } from '../../das/list-assets.js';
+import { answerList, bind, commonListFilters, type ListQuery } from '../../das/list-assets.js';
 import type { RpcMethod } from '../method.js';
+import { DAS_LIST_FIELDS, byNameParams, paramNames } from '../params-schema.js';
+
+/** The by-name params (the accepted names come from here; /docs/openrpc.json describes them). */
+export const paramsSchema = byNameParams({ groupKey: { type: 'string', description: 'e.g. "collection"' }, groupValue: { type: 'string' }, ...DAS_LIST_FIELDS }, ['groupKey', 'groupValue']);
 
 export function stringField(v: unknown, name: string): string {
   if (typeof v !== 'string') throw new SolgateError('INVALID_PARAMS', `Invalid params: \`${name}\` must be a string`);
@@ -16,8 +20,9 @@ export const getAssetsByGroup: RpcMethod = {
   name: 'getAssetsByGroup',
   aliases: ['get_assets_by_group'],
   credits: 10,
+  paramsSchema,
   async handler(params, deps) {
-    const p = namedParams(params, ['groupKey', 'groupValue', ...LIST_KEYS]);
+    const p = namedParams(params, paramNames(paramsSchema));
     const groupKey = stringField(requireField(p, 'groupKey'), 'groupKey');
     const groupValue = stringField(requireField(p, 'groupValue'), 'groupValue');
     const opts = displayOptions(p);

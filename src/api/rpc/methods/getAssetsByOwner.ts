@@ -5,15 +5,20 @@
  * semantics); `nativeBalance` with showNativeBalance.
  */
 import { displayOptions, namedParams, pubkey, requireField } from '../../das/params.js';
-import { answerList, bind, LIST_KEYS, ownerAssetsQuery, type ListQuery } from '../../das/list-assets.js';
+import { answerList, bind, ownerAssetsQuery, type ListQuery } from '../../das/list-assets.js';
 import type { RpcMethod } from '../method.js';
+import { DAS_LIST_FIELDS, PUBKEY, byNameParams, paramNames } from '../params-schema.js';
+
+/** The by-name params (the accepted names come from here; /docs/openrpc.json describes them). */
+export const paramsSchema = byNameParams({ ownerAddress: PUBKEY, ...DAS_LIST_FIELDS }, ['ownerAddress']);
 
 export const getAssetsByOwner: RpcMethod = {
   name: 'getAssetsByOwner',
   aliases: ['get_assets_by_owner'],
   credits: 10,
+  paramsSchema,
   async handler(params, deps) {
-    const p = namedParams(params, ['ownerAddress', ...LIST_KEYS]);
+    const p = namedParams(params, paramNames(paramsSchema));
     const owner = pubkey(requireField(p, 'ownerAddress'), 'ownerAddress');
     const opts = displayOptions(p);
     let query: ListQuery;

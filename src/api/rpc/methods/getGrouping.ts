@@ -2,13 +2,18 @@
 import { namedParams, requireField } from '../../das/params.js';
 import { stringField } from './getAssetsByGroup.js';
 import type { RpcMethod } from '../method.js';
+import { byNameParams, paramNames } from '../params-schema.js';
+
+/** The by-name params (the accepted names come from here; /docs/openrpc.json describes them). */
+export const paramsSchema = byNameParams({ groupKey: { type: 'string' }, groupValue: { type: 'string' } }, ['groupKey', 'groupValue']);
 
 export const getGrouping: RpcMethod = {
   name: 'getGrouping',
   aliases: ['get_grouping'],
   credits: 10,
+  paramsSchema,
   async handler(params, deps) {
-    const p = namedParams(params, ['groupKey', 'groupValue']);
+    const p = namedParams(params, paramNames(paramsSchema));
     const groupKey = stringField(requireField(p, 'groupKey'), 'groupKey');
     const groupValue = stringField(requireField(p, 'groupValue'), 'groupValue');
     const { rows } = await deps.db.query<{ n: string }>(

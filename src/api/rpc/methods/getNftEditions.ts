@@ -9,13 +9,23 @@ import { parsePagination } from '../../das/pagination.js';
 import { getAssetAccounts } from '../../../store/asset-accounts.js';
 import { editionPda, queryPrintEditions } from '../../../store/editions.js';
 import type { RpcMethod } from '../method.js';
+import { DAS_PAGINATION, PUBKEY, byNameParams, nullable, paramNames } from '../params-schema.js';
+
+/** The by-name params (the accepted names come from here; /docs/openrpc.json describes them). */
+export const paramsSchema = byNameParams({
+  mint: nullable({ ...PUBKEY, description: 'master edition mint (Helius name; `mint` or `mintAddress` is required)' }),
+  mintAddress: nullable({ ...PUBKEY, description: 'master edition mint (Metaplex name)' }),
+  page: DAS_PAGINATION.page,
+  limit: DAS_PAGINATION.limit,
+});
 
 export const getNftEditions: RpcMethod = {
   name: 'getNftEditions',
   aliases: ['get_nft_editions'],
   credits: 10,
+  paramsSchema,
   async handler(params, deps) {
-    const p = namedParams(params, ['mint', 'mintAddress', 'page', 'limit']);
+    const p = namedParams(params, paramNames(paramsSchema));
     if (p.mint != null && p.mintAddress != null) throw new SolgateError('INVALID_PARAMS', 'Invalid params: give `mint` or `mintAddress`, not both');
     const helius = p.mint != null;
     const raw = helius ? p.mint : p.mintAddress;

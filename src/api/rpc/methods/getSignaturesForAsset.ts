@@ -22,8 +22,20 @@ import { parsePagination } from '../../das/pagination.js';
 import { getCnftSignaturePage } from '../../../store/cnft.js';
 import { getCheckpoint } from '../../../store/chain.js';
 import type { RpcMethod } from '../method.js';
+import { DAS_PAGINATION, PUBKEY, SIGNATURE, byNameParams, nullable, paramNames } from '../params-schema.js';
 
-const PARAMS = ['id', 'tree', 'leafIndex', 'page', 'limit', 'before', 'after', 'cursor', 'sortDirection'];
+/** The by-name params (the accepted names come from here; /docs/openrpc.json describes them). */
+export const paramsSchema = byNameParams({
+  id: nullable({ ...PUBKEY, description: 'the asset id (or give `tree` and `leafIndex`)' }),
+  tree: nullable({ ...PUBKEY, description: 'the Merkle tree of a compressed asset (with `leafIndex`)' }),
+  leafIndex: nullable({ type: 'integer', minimum: 0 }),
+  page: DAS_PAGINATION.page,
+  limit: DAS_PAGINATION.limit,
+  before: nullable({ ...SIGNATURE, description: 'keyset: signatures before this one' }),
+  after: nullable({ ...SIGNATURE, description: 'keyset: signatures after this one' }),
+  cursor: nullable({ ...SIGNATURE, description: 'the cursor of the previous page' }),
+  sortDirection: nullable({ type: 'string', enum: ['asc', 'desc'], default: 'desc' }),
+});
 const KEYS = ['before', 'after', 'cursor'] as const;
 /** A valid pubkey that stands in for a signature so `parsePagination` applies its mode rules unchanged. */
 const STAND_IN = '11111111111111111111111111111111';
@@ -58,8 +70,9 @@ export const getSignaturesForAsset: RpcMethod = {
   name: 'getSignaturesForAsset',
   aliases: ['getAssetSignatures'],
   credits: 10,
+  paramsSchema,
   async handler(params, deps) {
-    const p = namedParams(params, PARAMS);
+    const p = namedParams(params, paramNames(paramsSchema));
     const id = assetId(p);
     const dir = p.sortDirection ?? 'desc';
     if (dir !== 'asc' && dir !== 'desc') throw new SolgateError('INVALID_PARAMS', 'Invalid params: `sortDirection` must be "asc" or "desc"');

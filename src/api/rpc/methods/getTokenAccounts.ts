@@ -5,10 +5,22 @@
  */
 import { SolgateError } from '../../../core/errors.js';
 import { displayOptions, namedParams, pubkey, type Params } from '../../das/params.js';
-import { keysetSql, PAGINATION_KEYS, pageKeys, parsePagination } from '../../das/pagination.js';
+import { keysetSql, pageKeys, parsePagination } from '../../das/pagination.js';
 import { renderExtensions } from '../../das/mint-extensions.js';
 import { queryExtensions, queryTokenAccounts } from '../../../store/token-reads.js';
 import type { RpcMethod } from '../method.js';
+import { DAS_PAGINATION, DISPLAY_OPTIONS, PUBKEY, byNameParams, nullable, paramNames } from '../params-schema.js';
+
+/** The by-name params (the accepted names come from here; /docs/openrpc.json describes them). */
+export const paramsSchema = byNameParams({
+  owner: nullable({ ...PUBKEY, description: 'token account owner (Helius name; give owner and/or mint)' }),
+  ownerAddress: nullable({ ...PUBKEY, description: 'token account owner (Metaplex name of `owner`)' }),
+  mint: nullable({ ...PUBKEY, description: 'mint (Helius name)' }),
+  mintAddress: nullable({ ...PUBKEY, description: 'mint (Metaplex name of `mint`)' }),
+  ...DAS_PAGINATION,
+  options: DISPLAY_OPTIONS,
+  displayOptions: DISPLAY_OPTIONS,
+});
 
 /** One of two spellings of a pubkey param (both given → -32602). */
 function either(p: Params, a: string, b: string): string | undefined {
@@ -22,8 +34,9 @@ export const getTokenAccounts: RpcMethod = {
   name: 'getTokenAccounts',
   aliases: ['get_token_accounts'],
   credits: 10,
+  paramsSchema,
   async handler(params, deps) {
-    const p = namedParams(params, ['owner', 'ownerAddress', 'mint', 'mintAddress', ...PAGINATION_KEYS, 'options', 'displayOptions']);
+    const p = namedParams(params, paramNames(paramsSchema));
     const owner = either(p, 'owner', 'ownerAddress');
     const mint = either(p, 'mint', 'mintAddress');
     if (owner === undefined && mint === undefined) throw new SolgateError('INVALID_ARGUMENT', 'Either `owner` or `mint` must be provided');

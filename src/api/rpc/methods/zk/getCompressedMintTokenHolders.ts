@@ -8,12 +8,18 @@ import { u64 } from '../../../zk/json.js';
 import { limit, objectParams, pubkey, required } from '../../../zk/params.js';
 import { getMintTokenHolders } from '../../../../store/zk/balances.js';
 import type { RpcMethod } from '../../method.js';
+import { PUBKEY, ZK_LIMIT, byNameParams, nullable, paramNames } from '../../params-schema.js';
+
+/** The by-name params (the accepted names come from here; /docs/openrpc.json describes them). */
+export const paramsSchema = byNameParams({ mint: PUBKEY, cursor: nullable({ type: 'string', description: 'the cursor of the previous page' }), limit: ZK_LIMIT }, ['mint']);
+
 
 export const getCompressedMintTokenHolders: RpcMethod = {
   name: 'getCompressedMintTokenHolders',
   credits: 10,
+  paramsSchema,
   async handler(params, deps) {
-    const p = objectParams(params, ['mint', 'cursor', 'limit']);
+    const p = objectParams(params, paramNames(paramsSchema));
     const mint = pubkey(required(p, 'mint'), 'mint');
     const cursor = holderCursor(p.cursor);
     const page = getMintTokenHolders(deps.db, mint, { cursor, limit: limit(p.limit) });

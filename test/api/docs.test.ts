@@ -1,0 +1,180 @@
+/**
+ * /docs: the OpenAPI document validates and lists every registered route, the OpenRPC document validates against
+ * the OpenRPC meta-schema and lists every method and alias, the page links both, and the schemas in the documents
+ * are the objects the routes and methods validate with.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import metaSchemaModule from '@open-rpc/meta-schema';
+import Ajv from 'ajv';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+import { RPC_METHODS } from '../../src/api/rpc/registry.js';
+import { paramNames } from '../../src/api/rpc/params-schema.js';
+import { openApiPath, UNCLAIMED_TAG } from '../../src/api/docs/openapi.js';
+import { walletParamsSchema } from '../../src/api/rest/wallet/common.js';
+import { getAssetsByOwner } from '../../src/api/rpc/methods/getAssetsByOwner.js';
+import type { SenderDeps } from '../../src/sender/routes.js';
+
+let ta: TestApp;
+let openapi: { paths: Record<string, Record<string, Record<string, unknown>>>; [k: string]: unknown };
+let openrpc: { methods: { name: string; params: { name: string; required?: boolean; schema: unknown }[]; [k: string]: unknown }[]; [k: string]: unknown };
+
+/** Every route the app has, as `METHOD /url` (from Fastify's own route tree, not from the docs' route hook). */
+function registeredRoutes(app: TestApp['app']): Set<string> {
+  const out = new Set<string>();
+  // printRoutes without a common prefix prints a tree: each line's text continues its parent's path, e.g.
+  // `└── / (POST)`, `    ├── v0/webhooks (POST, GET, HEAD)`, `    │   └── /:webhookID (GET, …)`.
+  const stack: string[] = [];
+  for (const line of app.printRoutes({ commonPrefix: false }).split('\n')) {
+    const m = /^([│├└─\s]*)(\S.*?)(?: \(([A-Z, ]+)\))?$/.exec(line);
+    if (!m || !m[2]) continue;
+    const depth = Math.round(m[1].length / 4);
+    const path = (stack[depth - 1] ?? '') + m[2];
+    stack[depth] = path;
+    stack.length = depth + 1;
+    for (const method of m[3]?.split(', ') ?? []) if (method !== 'HEAD' && method !== 'OPTIONS') out.add(`${method} ${path}`);
+  }
+  return out;
+}
+
+beforeAll(async () => {
+  // Every optional interface on: the admin API and the Sender (its router is never called here).
+  ta = await createTestApp({
+    admin: { token: 'docs-test-admin-token' },
+    sender: { router: {} as SenderDeps['router'], policy: {} as SenderDeps['policy'], rateLimitPerSecond: 10 },
+  });
+  openapi = (await ta.app.inject({ url: '/docs/openapi.json' })).json();
+  openrpc = (await ta.app.inject({ url: '/docs/openrpc.json' })).json();
+});
+afterAll(async () => {
+  await ta?.close();
+});
+
+describe('OpenAPI document', () => {
+  it('is a valid OpenAPI 3.1 document', async () => {
+    expect(openapi.openapi).toBe('3.1.0');
+    const res = await new Validator().validate(structuredClone(openapi) as object);
+    expect(res.errors ?? []).toEqual([]);
+    expect(res.valid).toBe(true);
+  });
+
+  it('lists every registered route, each under an interface tag, and nothing else', () => {
+    const routes = registeredRoutes(ta.app);
+    expect(routes.size).toBeGreaterThan(20);
+    const documented = new Set<string>();
+    for (const [path, ops] of Object.entries(openapi.paths)) for (const m of Object.keys(ops)) documented.add(`${m.toUpperCase()} ${path}`);
+    const expected = new Set([...routes].map((r) => { const [m, u] = r.split(' '); return `${m} ${openApiPath(u)}`; }));
+    expect([...expected].filter((r) => !documented.has(r))).toEqual([]);
+    expect([...documented].filter((r) => !expected.has(r))).toEqual([]);
+    for (const [path, ops] of Object.entries(openapi.paths)) for (const [m, op] of Object.entries(ops)) expect(op.tags, `${m} ${path}`).not.toEqual([UNCLAIMED_TAG]);
+    // each interface is there
+    for (const r of ['GET /v1/wallet/{wallet}/balances', 'POST /v0/token-metadata', 'POST /v0/webhooks', 'POST /v0/transactions', 'POST /', 'POST /fast', 'GET /admin/api/keys', 'GET /health', 'GET /docs'])
+      expect(documented).toContain(r);
+  });
+
+  it('has the key security and the REST error format on keyed routes, none on /docs and /health', () => {
+    const comps = openapi.components as { securitySchemes: Record<string, { in?: string; name?: string }>; schemas: Record<string, { required?: string[] }> };
+    expect(comps.securitySchemes.apiKeyQuery).toMatchObject({ in: 'query', name: 'api-key' });
+    expect(comps.securitySchemes.apiKeyHeader).toMatchObject({ in: 'header', name: 'X-Api-Key' });
+    expect(comps.schemas.RestError.required).toEqual(['error', 'code']);
+    const balances = openapi.paths['/v1/wallet/{wallet}/balances'].get;
+    expect(balances.security).toEqual([{ apiKeyQuery: [] }, { apiKeyHeader: [] }]);
+    expect((balances.responses as Record<string, unknown>)['401']).toEqual({ description: expect.any(String), content: { 'application/json': { schema: { $ref: '#/components/schemas/RestError' } } } });
+    expect((openapi.paths['/'].post.responses as Record<string, unknown>)['401']).toMatchObject({ content: { 'application/json': { schema: { $ref: '#/components/schemas/JsonRpcError' } } } });
+    expect(openapi.paths['/docs'].get.security).toEqual([]);
+    expect(openapi.paths['/health'].get.security).toEqual([]);
+  });
+
+  it('carries the schemas the routes validate with', async () => {
+    // The path parameter of the funded-by route is the property of the route's params schema.
+    const funded = openapi.paths['/v1/wallet/{wallet}/funded-by'].get.parameters as { name: string; in: string; schema: unknown }[];
+    expect(funded).toEqual([{ name: 'wallet', in: 'path', required: true, schema: walletParamsSchema.properties.wallet }]);
+    // The balances query parameters: what Fastify validates (limit ≤ 100) is what the document says.
+    const limit = (openapi.paths['/v1/wallet/{wallet}/balances'].get.parameters as { name: string; schema: { maximum?: number } }[]).find((p) => p.name === 'limit')!;
+    expect(limit.schema.maximum).toBe(100);
+    const w = '86xCnPeV69n6t3DnyGvkKobf9FdN2H9oiVDdaMpo2MMY';
+    expect((await ta.app.inject({ url: `/v1/wallet/${w}/balances?limit=101&api-key=${ta.key}` })).statusCode).toBe(400);
+    // The webhook creation body: the document's schema validates like the route (required fields refused alike).
+    const body = (openapi.paths['/v0/webhooks'].post.requestBody as { content: Record<string, { schema: Record<string, unknown> }> }).content['application/json'].schema;
+    expect(body.required).toEqual(['webhookURL', 'accountAddresses']);
+    const res = await ta.app.inject({ method: 'POST', url: `/v0/webhooks?api-key=${ta.key}`, payload: { webhookURL: 'https://example.test/hook' } });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ code: 400 });
+  });
+});
+
+describe('OpenRPC document', () => {
+  it('validates against the OpenRPC meta-schema', () => {
+    const meta = ((metaSchemaModule as { openrpcDocument?: object }).openrpcDocument ?? metaSchemaModule) as Record<string, unknown>;
+    const ajv = new Ajv({ strict: false, allErrors: true, validateSchema: false, validateFormats: false });
+    // The meta-schema names JSON Schema by an external address (meta.json-schema.tools, not fetched): the draft-07
+    // meta-schema Ajv ships stands for it, so each param's schema is checked to be a valid JSON Schema too.
+    const local = JSON.parse(
+      JSON.stringify(meta)
+        .replaceAll('"https://meta.json-schema.tools/#/definitions/JSONSchemaObject/properties/$ref"', '"#/definitions/refString"')
+        .replaceAll('"https://meta.json-schema.tools"', '"http://json-schema.org/draft-07/schema#"'),
+    ) as Record<string, unknown> & { definitions: Record<string, unknown> };
+    local.definitions.refString = { type: 'string' };
+    const { $schema: _ignored, ...schema } = local;
+    const validate = ajv.compile(schema);
+    const ok = validate(openrpc);
+    expect(validate.errors ?? []).toEqual([]);
+    expect(ok).toBe(true);
+    expect(openrpc.openrpc).toBe('1.3.2');
+  });
+
+  it('lists every method name and alias of the registry', () => {
+    const names = openrpc.methods.map((m) => m.name);
+    const expected = RPC_METHODS.flatMap((m) => [m.name, ...(m.aliases ?? [])]);
+    expect(names.sort()).toEqual([...expected].sort());
+  });
+
+  it("describes a method's params from the schema its handler uses", () => {
+    const doc = openrpc.methods.find((m) => m.name === 'getAssetsByOwner')!;
+    const schema = getAssetsByOwner.paramsSchema!;
+    expect(doc.params.map((p) => p.name)).toEqual(paramNames(schema));
+    expect(doc.params.find((p) => p.name === 'ownerAddress')).toMatchObject({ required: true, schema: schema.properties.ownerAddress });
+    const alias = openrpc.methods.find((m) => m.name === 'get_assets_by_owner')!;
+    expect(alias.params).toEqual(doc.params);
+    // methods without a schema say so
+    const search = openrpc.methods.find((m) => m.name === 'searchAssets')!;
+    expect(search['x-params-described']).toBe(false);
+  });
+});
+
+describe('paramsSchema agrees with the handlers', () => {
+  const rpc = async (method: string, params: unknown) =>
+    (await ta.app.inject({ method: 'POST', url: `/?api-key=${ta.key}`, payload: { jsonrpc: '2.0', id: 1, method, params } })).json() as { error?: { code: number; message: string } };
+
+  it('refuses an unknown field against exactly the schema properties, and each required field when missing', async () => {
+    const described = RPC_METHODS.filter((m) => m.paramsSchema);
+    expect(described.length).toBeGreaterThanOrEqual(20);
+    for (const m of described) {
+      const s = m.paramsSchema!;
+      const unknown = await rpc(m.name, { notAField: 1 });
+      expect(unknown.error?.code, m.name).toBe(-32602);
+      expect(unknown.error?.message, m.name).toContain(`unknown field \`notAField\`, expected one of ${paramNames(s).map((n) => `\`${n}\``).join(', ')}`);
+      for (const r of s.required ?? []) {
+        const missing = await rpc(m.name, {});
+        expect(missing.error?.code, `${m.name} without ${r}`).toBe(-32602);
+        expect(missing.error?.message, m.name).toMatch(/missing field/);
+      }
+    }
+  });
+});
+
+describe('/docs page', () => {
+  it('answers HTML without a key and links both documents', async () => {
+    const res = await ta.app.inject({ url: '/docs' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(res.body).toContain('href="/docs/openapi.json"');
+    expect(res.body).toContain('href="/docs/openrpc.json"');
+    expect(res.body).toContain('/v1/wallet/{wallet}/balances');
+    expect(res.body).toContain('getAssetsByOwner');
+    // self-contained: no external script, stylesheet or image
+    expect(res.body).not.toMatch(/<(script|link|img)\b/i);
+    expect((await ta.app.inject({ url: '/docs/openapi.json' })).statusCode).toBe(200);
+    expect((await ta.app.inject({ url: '/docs/openrpc.json' })).statusCode).toBe(200);
+  });
+});
