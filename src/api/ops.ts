@@ -146,6 +146,18 @@ export function opsApi(app: FastifyInstance, deps: ApiDeps): void {
     done();
   });
 
+  // Graceful shutdown: close() stops accepting and closes idle keep-alive connections; a keep-alive connection whose
+  // request is in flight would stay open after its response, so responses sent while closing end their connection.
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  app.addHook('onSend', (_req, reply, payload, done) => {
+    if (closing) reply.header('connection', 'close');
+    done(null, payload);
+  });
+
   const s: ScrapeSource = { db: deps.db, ingestStatus: deps.ingestStatus, log: app.log };
   source = s;
   setRegistered(queueGauges, true);
