@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import metaSchemaModule from '@open-rpc/meta-schema';
-import Ajv from 'ajv';
+import { Ajv } from 'ajv';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { RPC_METHODS } from '../../src/api/rpc/registry.js';
 import { paramNames } from '../../src/api/rpc/params-schema.js';
@@ -53,7 +53,7 @@ afterAll(async () => {
 describe('OpenAPI document', () => {
   it('is a valid OpenAPI 3.1 document', async () => {
     expect(openapi.openapi).toBe('3.1.0');
-    const res = await new Validator().validate(structuredClone(openapi) as object);
+    const res = await new Validator().validate(structuredClone(openapi) as unknown as Parameters<Validator['validate']>[0]);
     expect(res.errors ?? []).toEqual([]);
     expect(res.valid).toBe(true);
   });
