@@ -28,7 +28,13 @@ export async function runIngest(opts: { rpc?: string; fromSlot?: number }): Prom
     const ingester = createIngester(rt.db, rt.logger, { fetchAccounts: (keys) => fetchAccounts(url, keys, { commitment: rt.config.commitment }) });
     // Without a checkpoint, start at SOLGATE_START_SLOT or at the current tip (history before it is not fetched).
     const startSlot = (await getCheckpoint(rt.db)) === null ? (rt.config.startSlot ?? (await getTipSlot(url))) : undefined;
-    await ingester.run(poller, { startSlot, fromSlot: opts.fromSlot, signal: ctl.signal });
+    let fromSlot = opts.fromSlot;
+    await followWithRetries(() => ingester.run(poller, { startSlot, fromSlot, signal: ctl.signal }), {
+      signal: ctl.signal,
+      logger: rt.logger,
+      // After a failure, resume from the checkpoint (what was committed), not from --from-slot again.
+      onRetry: () => void (fromSlot = undefined),
+    });
     rt.logger.info(ingester.stats, 'ingest: stopped');
   } finally {
     await offchain.stop();
@@ -36,6 +42,45 @@ export async function runIngest(opts: { rpc?: string; fromSlot?: number }): Prom
     await rt.db.close();
   }
   return 0;
+}
+
+/**
+ * Runs `follow` (one ingestion run, which resumes from the checkpoint) until `signal` aborts or it ends on its own:
+ * a failure (PostgreSQL restarted or unreachable, the cluster's RPC failing past its retries) is logged and the run
+ * restarted after a pause (`minMs` doubling up to `maxMs`), so the ingester waits for the outage to end and resumes
+ * from its last committed slot instead of exiting. Writes are committed with the checkpoint in one transaction, so
+ * a restart never skips nor duplicates a slot.
+ */
+export async function followWithRetries(
+  follow: () => Promise<void>,
+  o: { signal: AbortSignal; logger?: { error(obj: unknown, msg: string): void }; minMs?: number; maxMs?: number; onRetry?: (e: unknown) => void },
+): Promise<number> {
+  const min = o.minMs ?? 500;
+  const max = o.maxMs ?? 10_000;
+  let pause = min;
+  let failures = 0;
+  while (!o.signal.aborted) {
+    try {
+      await follow();
+      return failures;
+    } catch (e) {
+      if (o.signal.aborted) break;
+      failures++;
+      o.logger?.error({ err: e }, `ingest: failed; retrying from the checkpoint in ${pause} ms`);
+      o.onRetry?.(e);
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(done, pause);
+        function done() {
+          clearTimeout(t);
+          o.signal.removeEventListener('abort', done);
+          resolve();
+        }
+        o.signal.addEventListener('abort', done, { once: true });
+      });
+      pause = Math.min(pause * 2, max);
+    }
+  }
+  return failures;
 }
 
 /** The cluster's current confirmed slot (where indexing starts when nothing was indexed yet). */

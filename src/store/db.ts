@@ -60,6 +60,12 @@ function openPostgres(url: string, max: number): Db {
     },
     async tx<T>(fn: (q: Queryable) => Promise<T>) {
       const client = await pool.connect();
+      // A checked-out client has no pool error listener: a server shutdown or restart between two statements
+      // ("terminating connection due to administrator command") would be an unhandled 'error' event and crash the
+      // process. Kept here instead; the transaction's next statement fails and the client is discarded on release.
+      let broken: Error | undefined;
+      const onError = (e: Error) => void (broken = e);
+      client.on('error', onError);
       try {
         await client.query('BEGIN');
         // One connection runs one statement at a time: concurrent calls inside the transaction (Promise.all)
@@ -79,7 +85,8 @@ function openPostgres(url: string, max: number): Db {
         await client.query('ROLLBACK').catch(() => {});
         throw e;
       } finally {
-        client.release();
+        client.removeListener('error', onError);
+        client.release(broken);
       }
     },
     async exec(sql: string) {

@@ -1,0 +1,391 @@
+/**
+ * Crash recovery of ingestion (issue #9): a recorded workload — the built-in localnet (LiteSVM, Light genesis) run
+ * with the demo workload (SOL, SPL Token, Token-2022 transfers, some v0 through a lookup table, failing transfers,
+ * ZK Compression activity) for thousands of slots, a few percent of them skipped — is produced once, then served
+ * unchanged by the localnet's JSON-RPC to every run, so all runs read the same chain:
+ *
+ * - reference: `solgate ingest --rpc URL` (a child process, fresh database) up to the last slot, no faults;
+ * - crash run: fresh database, `solgate ingest` SIGKILLed at random moments (seeded RNG; ≥20 kills: most a few
+ *   slots after it made progress, i.e. while it writes, some during start-up), restarted each time, until it reaches
+ *   the last slot;
+ * - PostgreSQL restart: a private PostgreSQL instance (initdb into a temporary directory, its own port; the machine's
+ *   shared server is never touched) stopped and started while one `solgate ingest` runs (a fast shutdown, then an
+ *   immediate one, i.e. crash recovery): the process must stay alive, wait, and resume from its checkpoint.
+ *
+ * Each run's tables must equal the reference row for row: a per-table md5 of the ordered rows (SQL `string_agg`) over
+ * CHAIN_TABLES + ZK_TABLES (test/helpers/db.ts) and the webhook outbox (two webhooks matching demo wallets are
+ * registered in each database before ingestion). Excluded columns, because they legitimately differ between runs:
+ * `ingest_checkpoint.updated_at` (wall clock); in the outbox, `webhook_events.id` (a BIGSERIAL: sequence values
+ * consumed by rolled-back transactions are not reused), `webhook_id` (a random UUID per database; replaced by the
+ * webhook's URL) and the wall-clock columns (`next_attempt_at`, `queued_at`, `created_at`, `webhook_payloads.created_at`).
+ *
+ * Short variant: ~1,500 slots, 20 kills, 2 PostgreSQL restarts; long (SOLGATE_RELIABILITY_LONG=1): ~6,000 slots,
+ * 40 kills, 4 restarts. Needs PostgreSQL (DATABASE_URL) and, for the restart part, the PostgreSQL server binaries.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync, chmodSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { createLocalnet, startDemoWorkload, type Localnet } from '../../src/sources/localnet/index.js';
+import { openDb, type Db } from '../../src/store/db.js';
+import { migrate } from '../../src/store/migrate.js';
+import { createApiKey } from '../../src/store/keys.js';
+import { createWebhook, type WebhookSettings } from '../../src/store/webhooks.js';
+import { CHAIN_TABLES, ZK_TABLES, createTestDb, tableDigests, type TestDb } from '../helpers/db.js';
+import { LONG, record } from './report.js';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const SLOTS = LONG ? 6000 : 1500;
+const KILLS = LONG ? 40 : 20;
+const PG_RESTARTS = LONG ? 4 : 2;
+const SEED = Number(process.env.SOLGATE_RELIABILITY_SEED ?? 20260911);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** mulberry32: the kill schedule is reproducible from SEED. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+let net: Localnet;
+let lastSlot = 0;
+let blocksProduced = 0;
+let skipped = 0;
+let workloadTxs = 0;
+let workload: Record<string, unknown> = {};
+let hookWallets: string[] = [];
+const output: string[] = [];
+const children: ChildProcess[] = [];
+const dbs: TestDb[] = [];
+
+/** `solgate ingest --rpc <localnet>` against `databaseUrl`. */
+function ingest(databaseUrl: string): ChildProcess {
+  const c = spawn(process.execPath, [join(ROOT, 'bin', 'solgate.js'), 'ingest', '--rpc', net.url], {
+    cwd: ROOT,
+    env: {
+      ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', SOLANA_RPC_URL: '', SOLGATE_START_SLOT: '0',
+      SOLGATE_POLL_INTERVAL_MS: '50', SOLGATE_OFFCHAIN_FETCH: 'false', SOLGATE_INGEST_CONCURRENCY: '4',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const tag = (d: Buffer) => {
+    output.push(`[ingest ${c.pid}] ${d}`);
+    if (output.length > 400) output.splice(0, 200);
+  };
+  c.stdout!.on('data', tag);
+  c.stderr!.on('data', tag);
+  children.push(c);
+  return c;
+}
+
+const exited = (c: ChildProcess) => new Promise<void>((r) => (c.exitCode !== null || c.signalCode !== null ? r() : c.once('exit', () => r())));
+
+/** The checkpoint of a database, or null (none yet, or the server is unreachable). */
+async function checkpoint(pool: pg.Pool): Promise<number | null> {
+  try {
+    const { rows } = await pool.query<{ slot: string }>('SELECT slot FROM ingest_checkpoint');
+    return rows.length ? Number(rows[0].slot) : null;
+  } catch {
+    return null;
+  }
+}
+
+async function until(what: string, cond: () => Promise<boolean> | boolean, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await cond())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${output.slice(-20).join('')}`);
+    await sleep(20);
+  }
+}
+
+/** Registers the two webhooks (same URLs, same settings) the outbox digest covers. */
+async function registerHooks(db: Db): Promise<void> {
+  const { record: key } = await createApiKey(db, { name: 'crash', plan: 'developer' });
+  for (const [i, w] of hookWallets.entries()) {
+    const settings: WebhookSettings = {
+      url: `http://127.0.0.1:9/hook-${i}`, webhookType: i % 2 ? 'enhanced' : 'raw', transactionTypes: i % 2 ? ['ANY'] : [],
+      accountAddresses: [w], txnStatus: 'all', encoding: 'jsonParsed', authHeader: null, active: true,
+    };
+    const r = await createWebhook(db, key.id, settings, 50);
+    if (!r.ok) throw new Error('webhook not created');
+  }
+}
+
+/** The outbox, without the columns that differ between databases (see the header). */
+const OUTBOX: Record<string, string> = {
+  webhook_events: 'SELECT w.url, e.signature, e.slot, e.position, e.state, e.attempts FROM webhook_events e JOIN webhooks w ON w.id = e.webhook_id',
+  webhook_payloads: 'SELECT signature, slot, raw, enhanced FROM webhook_payloads',
+};
+
+type Digests = Record<string, { rows: number; md5: string }>;
+
+async function digests(url: string): Promise<Digests> {
+  const db = await openDb({ databaseUrl: url, poolSize: 1 });
+  try {
+    const out: Digests = await tableDigests(db, [...CHAIN_TABLES, ...ZK_TABLES]);
+    for (const [t, sql] of Object.entries(OUTBOX)) {
+      const { rows } = await db.query<{ n: number; h: string | null }>(
+        `SELECT count(*)::int AS n, md5(COALESCE(string_agg(r, '|' ORDER BY r), '')) AS h FROM (SELECT (x.*)::text AS r FROM (${sql}) x) s`,
+      );
+      out[t] = { rows: rows[0].n, md5: rows[0].h ?? '' };
+    }
+    return out;
+  } finally {
+    await db.close();
+  }
+}
+
+function differing(a: Digests, b: Digests): string[] {
+  return Object.keys(a).filter((t) => a[t].md5 !== b[t]?.md5 || a[t].rows !== b[t]?.rows);
+}
+
+/** A fresh migrated database on the shared server with the webhooks registered. */
+async function freshDb(): Promise<TestDb> {
+  const t = await createTestDb();
+  dbs.push(t);
+  await registerHooks(t.db);
+  return t;
+}
+
+/** Runs `solgate ingest` on `url` to the last slot, then stops it gracefully (SIGTERM). Returns the time taken. */
+async function ingestToEnd(url: string, pool: pg.Pool, ms = 10 * 60_000): Promise<number> {
+  const t0 = Date.now();
+  const c = ingest(url);
+  await until('the last slot', async () => {
+    if (c.exitCode !== null) throw new Error(`ingest exited with ${c.exitCode}\n${output.slice(-20).join('')}`);
+    return (await checkpoint(pool)) === lastSlot;
+  }, ms);
+  const took = Date.now() - t0;
+  c.kill('SIGTERM');
+  await exited(c);
+  return took;
+}
+
+let reference: Digests;
+let referenceMs = 0;
+const hasPostgres = !!process.env.DATABASE_URL;
+
+beforeAll(async () => {
+  if (!hasPostgres) return;
+  // The workload, produced once: the demo activity on a Light-enabled localnet, slots closed by hand.
+  const t0 = Date.now();
+  net = await createLocalnet({ port: 0, slotMs: 0, light: true });
+  const demo = await startDemoWorkload(net.chain, { intervalMs: 1, wallets: 4 });
+  hookWallets = demo.wallets.slice(0, 2);
+  const r = rng(SEED ^ 0x5eed);
+  const first = net.chain.slot;
+  while (net.chain.slot - first < SLOTS) {
+    await sleep(2);
+    // A few percent of the empty slots are skipped (no block), like leader slots on a real cluster.
+    if (!net.chain.pendingTransactions.length && r() < 0.05) {
+      net.chain.produceSlot({ skip: true });
+      skipped++;
+    } else net.chain.produceSlot();
+  }
+  await demo.stop();
+  net.chain.produceSlot();
+  lastSlot = net.chain.slot;
+  const blocks = net.chain.getBlocks(0, lastSlot);
+  blocksProduced = blocks.length;
+  workloadTxs = blocks.reduce((s, b) => s + net.chain.getBlock(b)!.transactions.length, 0);
+  workload = { slots: lastSlot + 1, blocks: blocksProduced, skippedSlots: skipped, transactions: workloadTxs, light: demo.light !== null, builtMs: Date.now() - t0 };
+
+  // Reference: one uninterrupted run.
+  const ref = await freshDb();
+  const pool = new pg.Pool({ connectionString: ref.url, max: 1 });
+  try {
+    referenceMs = await ingestToEnd(ref.url!, pool);
+  } finally {
+    await pool.end();
+  }
+  reference = await digests(ref.url!);
+  expect(reference.blocks.rows).toBe(blocksProduced);
+}, 15 * 60_000);
+
+afterAll(async () => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  await Promise.all(children.map(exited));
+  await net?.close();
+  for (const t of dbs) await t.drop().catch(() => {});
+});
+
+describe.skipIf(!hasPostgres)('ingestion crash recovery (needs DATABASE_URL)', () => {
+  it(`SIGKILLed ${KILLS}+ times at random points, then resumed: tables identical to an uninterrupted run`, async () => {
+    const t = await freshDb();
+    const pool = new pg.Pool({ connectionString: t.url, max: 1 });
+    const r = rng(SEED);
+    const t0 = Date.now();
+    let kills = 0;
+    let midWrite = 0;
+    let atStartup = 0;
+    const killedAt: (number | null)[] = [];
+    let regressions = 0;
+    let prev: number | null = null;
+    try {
+      while (kills < KILLS) {
+        const before = await checkpoint(pool);
+        if (before !== null && prev !== null && before < prev) regressions++;
+        prev = before;
+        if (before === lastSlot) break;
+        const c = ingest(t.url!);
+        if (r() < 0.2) {
+          // During start-up (connecting, migrations, the first reads).
+          await sleep(r() * 1500);
+          atStartup++;
+        } else {
+          // While it writes: once the checkpoint moved by a random number of slots (spread so the kills cover the
+          // whole chain), plus a random delay so the kill lands anywhere within a write.
+          const advance = 1 + Math.floor(r() * ((2 * lastSlot) / (KILLS + 1)));
+          const base = before ?? -1;
+          await until('progress', async () => {
+            if (c.exitCode !== null) throw new Error(`ingest exited with ${c.exitCode}\n${output.slice(-20).join('')}`);
+            const cp = await checkpoint(pool);
+            return cp !== null && (cp >= Math.min(lastSlot, base + advance));
+          }, 5 * 60_000);
+          await sleep(r() * 60);
+          midWrite++;
+        }
+        c.kill('SIGKILL');
+        await exited(c);
+        kills++;
+        killedAt.push(await checkpoint(pool));
+      }
+      const resumeMs = await ingestToEnd(t.url!, pool);
+      const got = await digests(t.url!);
+      const diff = differing(reference, got);
+      record('ingest-crash', {
+        workload,
+        sigkill: {
+          seed: SEED, kills, midWrite, atStartup, checkpointsAtKills: killedAt, checkpointRegressions: regressions,
+          lastSlot, totalMs: Date.now() - t0, finalResumeMs: resumeMs, referenceMs,
+          tablesCompared: Object.keys(reference).length, rowsCompared: Object.values(reference).reduce((s, d) => s + d.rows, 0),
+          digestsEqual: diff.length === 0, differingTables: diff,
+        },
+      });
+      expect(kills).toBeGreaterThanOrEqual(KILLS);
+      expect(regressions).toBe(0);
+      expect(diff, JSON.stringify(diff.map((d) => [d, reference[d], got[d]]))).toEqual([]);
+      expect(got.blocks.rows).toBe(blocksProduced);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  const pgBin = existsSync('/usr/lib/postgresql') ? readdirSync('/usr/lib/postgresql').map((v) => `/usr/lib/postgresql/${v}/bin`).find((d) => existsSync(join(d, 'pg_ctl'))) : undefined;
+
+  it.skipIf(!pgBin)(`PostgreSQL restarted ${PG_RESTARTS} times mid-run: the ingester waits, resumes, and the tables equal the reference`, async () => {
+    const pgDir = await privatePostgres(pgBin!);
+    const url = `postgres://postgres@127.0.0.1:${pgDir.port}/postgres`;
+    const pool = new pg.Pool({ connectionString: url, max: 1, connectionTimeoutMillis: 2000 });
+    pool.on('error', () => {});
+    try {
+      const db = await openDb({ databaseUrl: url, poolSize: 1 });
+      await migrate(db);
+      await registerHooks(db);
+      await db.close();
+      const t0 = Date.now();
+      const c = ingest(url);
+      const restarts: { atSlot: number | null; mode: string; downMs: number; resumedAfterMs: number }[] = [];
+      for (let i = 1; i <= PG_RESTARTS; i++) {
+        const at = Math.floor((lastSlot * i) / (PG_RESTARTS + 1));
+        await until(`slot ${at}`, async () => {
+          if (c.exitCode !== null) throw new Error(`ingest exited with ${c.exitCode}\n${output.slice(-20).join('')}`);
+          return ((await checkpoint(pool)) ?? -1) >= at;
+        }, 5 * 60_000);
+        const mode = i % 2 ? 'fast' : 'immediate';
+        const atSlot = await checkpoint(pool);
+        const down = Date.now();
+        pgDir.ctl(['stop', '-m', mode, '-w']);
+        await sleep(2500);
+        // The ingester must still be running (waiting), not dead.
+        expect(c.exitCode, output.slice(-20).join('')).toBeNull();
+        pgDir.ctl(['start', '-w', '-l', join(pgDir.dir, 'log')]);
+        const up = Date.now();
+        // It resumes: the checkpoint moves past where it was.
+        await until('progress after the restart', async () => {
+          if (c.exitCode !== null) throw new Error(`ingest exited with ${c.exitCode}\n${output.slice(-20).join('')}`);
+          const cp = await checkpoint(pool);
+          return cp !== null && cp > (atSlot ?? -1);
+        }, 2 * 60_000);
+        restarts.push({ atSlot, mode, downMs: up - down, resumedAfterMs: Date.now() - up });
+      }
+      await until('the last slot', async () => {
+        if (c.exitCode !== null) throw new Error(`ingest exited with ${c.exitCode}\n${output.slice(-20).join('')}`);
+        return (await checkpoint(pool)) === lastSlot;
+      }, 10 * 60_000);
+      c.kill('SIGTERM');
+      await exited(c);
+      const failuresLogged = output.filter((l) => l.includes(`[ingest ${c.pid}]`) && l.includes('retrying from the checkpoint')).length;
+      const got = await digests(url);
+      const diff = differing(reference, got);
+      record('ingest-crash', {
+        workload,
+        postgresRestart: {
+          restarts, ingesterExitedDuringOutage: false, retryLogLines: failuresLogged, totalMs: Date.now() - t0,
+          tablesCompared: Object.keys(reference).length, digestsEqual: diff.length === 0, differingTables: diff,
+        },
+      });
+      expect(diff, JSON.stringify(diff.map((d) => [d, reference[d], got[d]]))).toEqual([]);
+      expect(got.blocks.rows).toBe(blocksProduced);
+    } finally {
+      await pool.end().catch(() => {});
+      pgDir.destroy();
+    }
+  });
+});
+
+/** A free TCP port on 127.0.0.1. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * A private PostgreSQL server (trust auth, its own port and socket directory), run as the `postgres` user when this
+ * process is root (initdb refuses root). Never the machine's shared server.
+ */
+async function privatePostgres(bin: string): Promise<{ dir: string; port: number; ctl(args: string[]): void; destroy(): void }> {
+  const root = mkdtempSync(join(tmpdir(), 'solgate-pg-'));
+  chmodSync(root, 0o777);
+  const dir = join(root, 'data');
+  const port = await freePort();
+  const asRoot = process.getuid?.() === 0;
+  const run = (cmd: string, args: string[]) => {
+    const [file, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', join(bin, cmd), ...args]] : [join(bin, cmd), args];
+    execFileSync(file, argv, { stdio: 'pipe', timeout: 120_000 });
+  };
+  run('initdb', ['-D', dir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
+  const ctl = (args: string[]) => {
+    const start = args[0] === 'start' ? ['-o', `-p ${port} -k ${root} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=50`] : [];
+    run('pg_ctl', ['-D', dir, ...start, ...args]);
+  };
+  ctl(['start', '-w', '-l', join(root, 'log')]);
+  return {
+    dir: root,
+    port,
+    ctl,
+    destroy() {
+      try {
+        ctl(['stop', '-m', 'immediate', '-w']);
+      } catch {
+        /* already stopped */
+      }
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
