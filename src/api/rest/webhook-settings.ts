@@ -5,7 +5,8 @@
  * Rules (compat-facts §5, service-interface "Webhook"):
  * - `webhookURL`: an absolute https URL. `http:` only when the operator allows it (`allowHttp`, local testing);
  *   `localhost` names and literal private/loopback/link-local/... addresses only when the operator allows private
- *   targets (`allowPrivate`). Host names are resolved and checked again when deliveries connect.
+ *   targets (`allowPrivate`). Host names are resolved when the webhook is saved (src/api/rest/webhooks.ts: refused when
+ *   any address is non-public) and checked again when deliveries connect.
  * - `webhookType`: enhanced | raw | discord | enhancedDevnet | rawDevnet | discordDevnet (default enhanced).
  * - `transactionTypes`: values of the listed enhanced transaction types (src/enhanced/transaction-types.ts; case is
  *   normalised, duplicates dropped), `ANY` matching all. Types filter the enhanced and discord forms (discord posts
@@ -71,7 +72,8 @@ export function checkWebhookUrl(raw: string, policy: WebhookUrlPolicy): string {
   }
   if (u.hostname === '') throw bad('Invalid webhookURL', 'webhookURL has no host');
   if (!policy.allowPrivate) {
-    const host = u.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+    // A fully qualified name may end with a dot (`localhost.` is localhost).
+    const host = u.hostname.replace(/^\[|\]$/g, '').replace(/\.+$/, '').toLowerCase();
     if (host === 'localhost' || host.endsWith('.localhost'))
       throw bad('Invalid webhookURL', 'webhookURL must be a public address; localhost is not allowed');
     if (/^[\d.]+$/.test(host) || host.includes(':')) {

@@ -14,6 +14,7 @@
  * default; plans not listed get the smallest). Creates, edits, toggles and deletes cost webhook-management credits
  * through the meter; reads are free.
  */
+import { isIP } from 'node:net';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { SolgateError } from '../../core/errors.js';
 import type { ApiKeyRecord } from '../../store/keys.js';
@@ -33,12 +34,19 @@ import { normalizeError } from '../plugins/errors.js';
 import { restErrorBody } from '../wire/errors.js';
 import { registerDeliveryRoutes } from './webhook-deliveries.js';
 import { MAX_ACCOUNT_ADDRESSES, webhookSettings, type WebhookBody, type WebhookUrlPolicy } from './webhook-settings.js';
+import { resolveAndCheck, type LookupAll } from '../../net/url-checks.js';
+import { SsrfError } from '../../net/ssrf-errors.js';
 
 /** Operator settings of the webhook API (from SOLGATE_WEBHOOKS_* when the CLI passes them). */
 export interface WebhookApiOptions extends Partial<WebhookUrlPolicy> {
   /** Webhooks per key by plan name; replaces {@link DEFAULT_PLAN_WEBHOOK_LIMITS} when given. */
   planLimits?: Record<string, number>;
+  /** Resolver of webhook URL host names (tests); default the system resolver. */
+  lookupAll?: LookupAll;
 }
+
+/** How long saving a webhook waits for its host name to resolve; a name that does not resolve in time is saved. */
+const RESOLVE_TIMEOUT_MS = 5000;
 
 declare module '../deps.js' {
   interface ApiDeps {
@@ -124,6 +132,29 @@ export async function webhooksApi(app: FastifyInstance, deps: ApiDeps): Promise<
   const keyOf = (req: FastifyRequest): ApiKeyRecord => req.apiKey!;
   const idOf = (req: FastifyRequest): string => (req.params as { webhookID: string }).webhookID;
 
+  /**
+   * Unless private targets are allowed, a host name of a new or changed webhookURL is resolved and refused (400)
+   * when any address is non-public (as deliveries would be). A name that does not resolve (now) is accepted:
+   * deliveries resolve and check it again at every connection.
+   */
+  async function checkResolvedHost(url: string): Promise<void> {
+    if (policy.allowPrivate) return;
+    const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+    if (isIP(host)) return;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        resolveAndCheck(host, undefined, opts.lookupAll),
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, RESOLVE_TIMEOUT_MS))),
+      ]);
+    } catch (e) {
+      if (e instanceof SsrfError)
+        throw new SolgateError('INVALID_PARAMS', 'Invalid webhookURL', { details: `webhookURL must be a public address; ${host} resolves to ${e.address}, which is not public` });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   app.get('/v0/webhooks', async (req) => {
     const key = keyOf(req);
     return (await listWebhooks(db, key.id)).map((w) => webhookWire(w, key));
@@ -132,6 +163,7 @@ export async function webhooksApi(app: FastifyInstance, deps: ApiDeps): Promise<
   app.post('/v0/webhooks', { bodyLimit: WEBHOOK_BODY_LIMIT, schema: { body: createBodySchema } }, async (req) => {
     const key = keyOf(req);
     const settings = webhookSettings(req.body as WebhookBody, undefined, policy);
+    await checkResolvedHost(settings.url);
     const limit = webhookLimit(key.plan, limits);
     const r = await createWebhook(db, key.id, settings, limit);
     if (!r.ok)
@@ -155,6 +187,7 @@ export async function webhooksApi(app: FastifyInstance, deps: ApiDeps): Promise<
     if (!stored) throw notFound(id);
     const body = (req.body ?? {}) as WebhookBody;
     const settings = webhookSettings(body, stored, policy);
+    if (body.webhookURL !== undefined) await checkResolvedHost(settings.url);
     const w = await updateWebhook(db, key.id, id, settings, body.accountAddresses !== undefined);
     if (!w) throw notFound(id);
     return webhookWire(w, key);
