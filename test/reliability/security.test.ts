@@ -209,7 +209,9 @@ describe('keys are never stored or logged in plain text', () => {
     // Wrong admin tokens (another token, the token with a character changed, a prefix of it).
     for (const tok of ['wrong-admin-token-xxxxxxxx', adminToken.slice(0, -1) + (adminToken.endsWith('a') ? 'b' : 'a'), adminToken.slice(0, 10)])
       expect((await admin('GET', '/admin/api/keys', undefined, tok)).status).toBe(401);
-    expect((await admin('GET', '/admin/api/keys')).status).toBe(200);
+    const listed = await admin('GET', '/admin/api/keys');
+    expect(listed.status).toBe(200);
+    const listedText = await listed.text();
 
     const live = [cliRotated.key, a1Rotated.key];
     const dead = [cliCreated.key, a1.key, a3.key];
@@ -219,6 +221,7 @@ describe('keys are never stored or logged in plain text', () => {
     const malformed = live.map((k) => `${k}x`).concat(live.map((k) => `sg_${'f'.repeat(16)}_${secretOf(k)}`));
     const allKeys = [...live, ...dead, ...forbidden];
     let requests = 0;
+    const statuses: Record<number, number> = {};
     const call = async (key: string, expectStatus: number[]) => {
       const tries: Array<[string, RequestInit]> = [
         [`/v1/wallet/${WALLET}/balances?api-key=${encodeURIComponent(key)}`, {}],
@@ -235,6 +238,7 @@ describe('keys are never stored or logged in plain text', () => {
         const r = await fetch(`${base}${path}`, init);
         await r.arrayBuffer();
         requests++;
+        statuses[r.status] = (statuses[r.status] ?? 0) + 1;
         if (path.startsWith('/v1/wallet/' + WALLET) || path.startsWith('/v0/webhooks')) expect(expectStatus, `${path.replace(key, '<key>')} → ${r.status}`).toContain(r.status);
       }
     };
@@ -249,6 +253,13 @@ describe('keys are never stored or logged in plain text', () => {
     });
     expect(hook.status).toBe(200);
     requests++;
+
+    // The admin key list shows ids, never a key or its hash.
+    for (const k of allKeys) {
+      expect(listedText.includes(secretOf(k))).toBe(false);
+      expect(listedText.includes(createHash('sha256').update(k).digest('hex'))).toBe(false);
+    }
+    expect(listedText).toContain(a1.record.id);
 
     server.kill('SIGTERM');
     expect(await exited).toBe(0);
@@ -294,10 +305,13 @@ describe('keys are never stored or logged in plain text', () => {
         }
       }
     }
+    if (dataDir) expect(fileBytes, 'the embedded database wrote its files').toBeGreaterThan(1_000_000);
     record('security', {
       keysScanned: allKeys.length,
       keysCreatedBy: 'cli 1 + rotate 1, admin api 3 + rotate 1',
       authRequests: requests,
+      authStatusHistogram: statuses,
+      logLines: logs.split('\n').filter(Boolean).length,
       logBytesScanned: logs.length,
       logNeedles: needles.length + 1,
       dbTablesScanned: scan.tables,
@@ -307,6 +321,54 @@ describe('keys are never stored or logged in plain text', () => {
       storedHashesVerified: hashesStored,
       database: t ? 'postgresql' : 'pglite',
     });
+  });
+});
+
+describe('keys are not logged on error paths (in-process, pino at trace)', () => {
+  it('internal errors of keyed requests (database failing after authentication) log no key', async () => {
+    const t = await createTestDb();
+    let captured = '';
+    const logger = pino({ level: 'trace' }, { write: (s: string) => void (captured += s) });
+    // Authentication works; every other statement fails, so each interface logs an internal error for the request.
+    const failing = new Proxy(t.db, {
+      get(target, p, receiver) {
+        if (p === 'query')
+          return (text: string, params?: unknown[]) => (/api_keys/.test(text) ? target.query(text, params as never) : Promise.reject(new Error(`db down: ${text.slice(0, 40)}`)));
+        const v = Reflect.get(target, p, receiver);
+        return typeof v === 'function' ? v.bind(target) : v;
+      },
+    }) as Db;
+    const app = await buildApp({
+      db: failing,
+      logger,
+      tokens: createFileTokenRegistry('/nonexistent/tokens.json', { overlay: new Map() }),
+      explorerTxUrl: 'https://explorer.test/tx/',
+      sender: { ...senderDeps, db: failing, router: { status: async () => { throw new Error('status rpc down'); }, submit: async () => ({ failures: [] }) } as unknown as SenderDeps['router'] },
+    });
+    try {
+      const { key } = await createApiKey(t.db, { name: 'err' });
+      const secret = key.split('_').slice(2).join('_');
+      const reqs = [
+        { url: `/v0/webhooks?api-key=${key}` },
+        { url: '/v0/webhooks', headers: { 'x-api-key': key } },
+        { url: `/v1/wallet/${WALLET}/balances?api-key=${key}` },
+        { url: `/v1/wallet/${WALLET}/history`, headers: { 'x-api-key': key } },
+        { method: 'POST' as const, url: `/?api-key=${key}`, payload: { jsonrpc: '2.0', id: 1, method: 'getAssetsByOwner', params: { ownerAddress: WALLET } } },
+        { method: 'POST' as const, url: `/v0/token-metadata?api-key=${key}`, payload: { mintAccounts: [WALLET] } },
+        { method: 'POST' as const, url: `/fast?api-key=${key}`, payload: { jsonrpc: '2.0', id: 1, method: 'getSignatureStatuses', params: [[]] } },
+      ];
+      const statuses: number[] = [];
+      for (const r of reqs) statuses.push((await app.inject(r)).statusCode);
+      expect(statuses.filter((x) => x >= 500).length, `statuses ${statuses.join(',')}`).toBeGreaterThanOrEqual(4);
+      const lines = captured.split('\n').filter(Boolean);
+      expect(lines.some((l) => /"level":50/.test(l)), 'an error was logged').toBe(true);
+      expect(captured.includes(key)).toBe(false);
+      expect(captured.includes(secret)).toBe(false);
+      record('security', { errorPathRequests: reqs.length, errorPathStatuses: statuses, errorPathLogLines: lines.length });
+    } finally {
+      await app.close();
+      await t.drop();
+    }
   });
 });
 
@@ -736,6 +798,9 @@ describe('SSRF guard: private, loopback, link-local, metadata targets refused, a
     const okEntry = await fetcher.fetchNow(`${pubBase}/doc.json`, { disableCache: true });
     expect(okEntry.status, okEntry.error ?? '').toBe('ok');
     const redirects = redirectTargets(P, P6).flatMap((to) => [302, 301, 307, 308, 303].slice(0, 2).map((s) => `${pubBase}/redirect?status=${s}&to=${encodeURIComponent(to)}`));
+    // Other schemes are refused at the redirect too.
+    for (const to of ['file:///etc/passwd', `gopher://127.0.0.1:${P}/_x`, `ftp://127.0.0.1:${P}/`, 'data:application/json,{}'])
+      redirects.push(`${pubBase}/redirect?to=${encodeURIComponent(to)}`);
     // Two hops: allowed → allowed → private.
     redirects.push(`${pubBase}/redirect?to=${encodeURIComponent(`${pubBase}/redirect?to=${encodeURIComponent(`http://loop.test:${P}/`)}`)}`);
     const targets = [...literalTargets(P, P6), ...nameTargets(P, P6), ...redirects];
