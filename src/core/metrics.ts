@@ -102,3 +102,31 @@ export const rpcCalls = new Counter({
   labelNames: ['method', 'outcome'] as const,
   registers: [registry],
 });
+
+/** Retried JSON-RPC attempts of the ingester's block source (rate limits, 5xx, timeouts, dropped connections). */
+export const ingestRpcRetries = new Counter({
+  name: 'solgate_ingest_rpc_retries_total',
+  help: 'JSON-RPC attempts of the ingester\'s cluster source that failed and were retried (429, 5xx, timeouts, dropped connections, block not yet available)',
+  registers: [registry],
+});
+
+/** Failed JSON-RPC attempts of the ingester's block source (retried or not; "slot skipped" answers excluded). */
+export const ingestRpcErrors = new Counter({
+  name: 'solgate_ingest_rpc_errors_total',
+  help: 'JSON-RPC attempts of the ingester\'s cluster source that failed, retried or not ("slot skipped" answers excluded)',
+  registers: [registry],
+});
+
+/** Slots found empty (skipped) that a later re-check found to hold a block. */
+export const ingestGapsDetected = new Counter({
+  name: 'solgate_ingest_gaps_detected_total',
+  help: 'Slots first seen as skipped (absent from getBlocks, or getBlock answering skipped) that a re-check once finalized found to hold a block',
+  registers: [registry],
+});
+
+/** Blocks ingested late by the gap re-check (after later slots had been ingested). */
+export const ingestBackfilledBlocks = new Counter({
+  name: 'solgate_ingest_backfilled_blocks_total',
+  help: 'Blocks fetched and ingested late because the gap re-check found them after their slot had been passed as skipped',
+  registers: [registry],
+});

@@ -6,6 +6,17 @@
  * a bounded prefetch window (`concurrency` requests in flight) yet yielded in strict slot order, so the
  * ingester can checkpoint after every block. When caught up it polls `getSlot` every `pollIntervalMs`.
  *
+ * Gaps: a node can wrongly leave a block out of `getBlocks` or answer "slot skipped" for it (a node behind a load
+ * balancer, a ledger jump). Two defences. In order: each block names its parent; a parent above the last yielded
+ * slot is a block that was passed as empty, so it is fetched (and its own parent, and so on) and yielded first —
+ * no extra request unless a gap is found (`stats.gapsDetected`, `parentGapsFilled`). Late, for a parent that still
+ * cannot be fetched: every slot passed as empty is remembered and, once it is `gapRecheckDepth` slots behind
+ * the tip (default 64, past finalization), re-checked once with `getBlocks` at `finalized` commitment whenever the
+ * poller has caught up; a block found then is fetched and yielded late (below the last yielded slot — the store's
+ * writes are idempotent, position-guarded and the checkpoint never moves back), counted in `stats.gapsDetected` /
+ * `backfilledBlocks` and `solgate_ingest_backfilled_blocks_total`. Slots passed as empty by an earlier process are
+ * not re-checked after a restart.
+ *
  * With `fetchAccounts` (default on), each block also carries `accounts`: the state, fetched right after the
  * block with `getMultipleAccounts` (`minContextSlot` = its slot), of the accounts its transactions wrote for the
  * asset programs (see `account-fetch.ts`), because transactions alone do not carry account-derived asset data.
@@ -23,6 +34,7 @@ import {
   type RpcClient,
 } from './rpc-client.js';
 import type { BlockSource } from './source.js';
+import { ingestBackfilledBlocks, ingestGapsDetected, ingestRpcErrors, ingestRpcRetries } from '../core/metrics.js';
 
 export type PollerCommitment = 'confirmed' | 'finalized';
 
@@ -41,6 +53,11 @@ export interface RpcPollerOptions extends RetryOptions {
    * inscriptions, Token-2022 mints) and attach them as `block.accounts` (default true).
    */
   fetchAccounts?: boolean;
+  /**
+   * Slots behind the tip after which a slot passed as empty is re-checked once (`getBlocks`, finalized), and its
+   * block ingested late if it exists after all (default 64; 0 disables the re-check).
+   */
+  gapRecheckDepth?: number;
   fetchImpl?: FetchLike;
   logger?: Pick<Logger, 'warn' | 'debug' | 'info'>;
 }
@@ -60,6 +77,14 @@ export interface RpcPollerStats {
   lastSlot: number | null;
   /** Account states fetched after blocks (`fetchAccounts`). */
   accountsFetched: number;
+  /** Slots passed as empty that were re-checked once finalized. */
+  gapRechecks: number;
+  /** Re-checked slots that held a block after all (gaps that would otherwise have stayed). */
+  gapsDetected: number;
+  /** Blocks of detected gaps fetched and yielded late. */
+  backfilledBlocks: number;
+  /** Blocks passed as empty, found through a later block's parent slot and yielded in order before it. */
+  parentGapsFilled: number;
 }
 
 export interface RpcPoller extends BlockSource {
@@ -92,15 +117,32 @@ export function createRpcPoller(opts: RpcPollerOptions): RpcPoller {
   const windowSize = Math.min(MAX_GET_BLOCKS_RANGE, Math.max(1, opts.windowSize ?? 1000));
   const log = opts.logger;
   const fetchAccountsOn = opts.fetchAccounts ?? true;
-  const stats: RpcPollerStats = { blocksFetched: 0, retries: 0, errors: 0, skippedSlots: 0, tip: null, lastSlot: null, accountsFetched: 0 };
+  const recheckDepth = Math.max(0, opts.gapRecheckDepth ?? 64);
+  const stats: RpcPollerStats = {
+    blocksFetched: 0, retries: 0, errors: 0, skippedSlots: 0, tip: null, lastSlot: null, accountsFetched: 0,
+    gapRechecks: 0, gapsDetected: 0, backfilledBlocks: 0, parentGapsFilled: 0,
+  };
   const client = createRpcClient({
     ...opts,
     connections: concurrency + 2,
-    onRetry: () => void stats.retries++,
+    onRetry: () => {
+      stats.retries++;
+      ingestRpcRetries.inc();
+    },
     onError: ({ error }) => {
-      if (!isSkippedSlotError(error)) stats.errors++;
+      if (isSkippedSlotError(error)) return;
+      stats.errors++;
+      ingestRpcErrors.inc();
     },
   });
+  /** Slots passed as empty, to re-check once they are `recheckDepth` behind the tip (bounded: oldest dropped). */
+  let suspects: number[] = [];
+  const MAX_SUSPECTS = 100_000;
+  const suspect = (slot: number) => {
+    if (!recheckDepth) return;
+    suspects.push(slot);
+    if (suspects.length > MAX_SUSPECTS) suspects.splice(0, suspects.length - MAX_SUSPECTS);
+  };
 
   async function getTip(signal: AbortSignal): Promise<number> {
     const tip = await client.call<number>('getSlot', [{ commitment }], signal);
@@ -110,8 +152,8 @@ export function createRpcPoller(opts: RpcPollerOptions): RpcPoller {
   }
 
   /** Existing slots in [start, end], ascending and unique whatever the node returned. */
-  async function existingSlots(start: number, end: number, signal: AbortSignal): Promise<number[]> {
-    const res = await client.call<unknown>('getBlocks', [start, end, { commitment }], signal);
+  async function existingSlots(start: number, end: number, signal: AbortSignal, c: PollerCommitment = commitment): Promise<number[]> {
+    const res = await client.call<unknown>('getBlocks', [start, end, { commitment: c }], signal);
     if (!Array.isArray(res)) {
       throw new Error(`getBlocks(${start}, ${end}): expected an array, got ${JSON.stringify(res)?.slice(0, 200)}`);
     }
@@ -127,11 +169,13 @@ export function createRpcPoller(opts: RpcPollerOptions): RpcPoller {
       if (!isSkippedSlotError(e)) throw e;
       log?.debug({ slot, err: String(e) }, 'slot listed by getBlocks reported skipped');
       stats.skippedSlots++;
+      suspect(slot);
       return null;
     }
     if (res === null) {
       // Old nodes answer null instead of -32007 for a slot without a block.
       stats.skippedSlots++;
+      suspect(slot);
       return null;
     }
     const block = normalizeRpcBlock(res, slot, { skipVotes: true });
@@ -162,6 +206,7 @@ export function createRpcPoller(opts: RpcPollerOptions): RpcPoller {
     let scanFrom = fromSlot; // first slot not yet covered by getBlocks
     let tip = -1; // last tip from getSlot
     let tailScannedAt = -1; // tip at which the tail near it was last scanned
+    let lastYielded: number | null = null;
     try {
       for (;;) {
         if (inner.aborted) return;
@@ -180,6 +225,10 @@ export function createRpcPoller(opts: RpcPollerOptions): RpcPoller {
               tailScannedAt = tip;
             }
             stats.skippedSlots += covered - scanFrom + 1 - slots.length;
+            if (recheckDepth) {
+              const listed = new Set(slots);
+              for (let s = scanFrom; s <= covered; s++) if (!listed.has(s)) suspect(s);
+            }
             queue = slots;
             qi = 0;
             scanFrom = covered + 1;
@@ -194,12 +243,23 @@ export function createRpcPoller(opts: RpcPollerOptions): RpcPoller {
         if (head) {
           const block = await head.promise;
           if (block && !inner.aborted) {
-            stats.lastSlot = block.slot;
+            for (const missed of await missedParents(block, lastYielded ?? fromSlot - 1, inner)) {
+              if (inner.aborted) return;
+              stats.lastSlot = lastYielded = missed.slot;
+              yield missed;
+            }
+            if (inner.aborted) return;
+            stats.lastSlot = lastYielded = block.slot;
             yield block;
           }
           continue;
         }
-        // Nothing queued or in flight: caught up with the last known tip.
+        // Nothing queued or in flight: caught up with the last known tip. Slots passed as empty long enough ago are
+        // re-checked first; blocks found are yielded late.
+        for (const block of await recheckGaps(tip, inner)) {
+          if (inner.aborted) return;
+          yield block;
+        }
         const newTip = await getTip(inner);
         if (newTip > tip && newTip >= scanFrom) {
           tip = newTip;
@@ -215,6 +275,74 @@ export function createRpcPoller(opts: RpcPollerOptions): RpcPoller {
       signal?.removeEventListener('abort', onAbort);
       ac.abort(); // cancel prefetches if the consumer stopped early
     }
+  }
+
+  /**
+   * The blocks between `floor` (exclusive; the last slot yielded) and `block` that were passed as empty although
+   * `block`'s parent chain goes through them, oldest first. Stops at a parent that still cannot be fetched (left to
+   * the late re-check).
+   */
+  async function missedParents(block: Block, floor: number, signal: AbortSignal): Promise<Block[]> {
+    const out: Block[] = [];
+    let parent = block.parentSlot;
+    while (parent !== null && parent > floor && parent < (out[0]?.slot ?? block.slot)) {
+      stats.gapsDetected++;
+      ingestGapsDetected.inc();
+      log?.warn({ slot: parent, child: block.slot }, 'gap: a block\'s parent slot was passed as skipped; fetching it first');
+      const before = stats.skippedSlots;
+      const b = await fetchBlock(parent, signal);
+      if (!b) {
+        stats.skippedSlots = before;
+        break;
+      }
+      const filled = parent;
+      suspects = suspects.filter((s) => s !== filled);
+      out.unshift(b);
+      stats.parentGapsFilled++;
+      stats.skippedSlots--; // it was counted as empty when passed
+      parent = b.parentSlot;
+    }
+    return out;
+  }
+
+  /**
+   * Re-checks, once, the slots passed as empty that are now `recheckDepth` behind `tip`: `getBlocks` at finalized
+   * commitment over each cluster of them (one call per `windowSize` slots), then `getBlock` for any listed after all.
+   */
+  async function recheckGaps(tip: number, signal: AbortSignal): Promise<Block[]> {
+    if (!recheckDepth || !suspects.length || tip < 0) return [];
+    const limit = tip - recheckDepth;
+    const due = [...new Set(suspects.filter((s) => s <= limit))].sort((a, b) => a - b);
+    if (!due.length) return [];
+    const found: number[] = [];
+    for (let i = 0; i < due.length; ) {
+      let j = i;
+      while (j + 1 < due.length && due[j + 1] - due[i] < windowSize) j++;
+      const listed = new Set(await existingSlots(due[i], due[j], signal, 'finalized'));
+      for (let k = i; k <= j; k++) if (listed.has(due[k])) found.push(due[k]);
+      i = j + 1;
+    }
+    // Only now (every range answered) are the due slots forgotten: a failure above re-checks them next time.
+    suspects = suspects.filter((s) => s > limit);
+    stats.gapRechecks += due.length;
+    const out: Block[] = [];
+    for (const slot of found) {
+      stats.gapsDetected++;
+      ingestGapsDetected.inc();
+      log?.warn({ slot }, 'gap: a slot passed as skipped holds a block; ingesting it late');
+      const before = stats.skippedSlots;
+      const block = await fetchBlock(slot, signal);
+      if (!block) {
+        // Still answered skipped: counted as such once (not re-queued again).
+        stats.skippedSlots = before;
+        suspects = suspects.filter((s) => s !== slot);
+        continue;
+      }
+      stats.backfilledBlocks++;
+      ingestBackfilledBlocks.inc();
+      out.push(block);
+    }
+    return out;
   }
 
   return {

@@ -44,6 +44,12 @@ const PG_RESTARTS = LONG ? 4 : 2;
 const SEED = Number(process.env.SOLGATE_RELIABILITY_SEED ?? 20260911);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Records figures of this suite's section (and prints them, so a run's output carries them too). */
+function report(figures: Record<string, unknown>): void {
+  record('ingest-crash', figures);
+  console.log(`[ingest-crash] ${JSON.stringify(figures)}`);
+}
+
 /** mulberry32: the kill schedule is reproducible from SEED. */
 function rng(seed: number): () => number {
   let a = seed >>> 0;
@@ -262,7 +268,7 @@ describe.skipIf(!hasPostgres)('ingestion crash recovery (needs DATABASE_URL)', (
       const resumeMs = await ingestToEnd(t.url!, pool);
       const got = await digests(t.url!);
       const diff = differing(reference, got);
-      record('ingest-crash', {
+      report({
         workload,
         sigkill: {
           seed: SEED, kills, midWrite, atStartup, checkpointsAtKills: killedAt, checkpointRegressions: regressions,
@@ -327,7 +333,7 @@ describe.skipIf(!hasPostgres)('ingestion crash recovery (needs DATABASE_URL)', (
       const failuresLogged = output.filter((l) => l.includes(`[ingest ${c.pid}]`) && l.includes('retrying from the checkpoint')).length;
       const got = await digests(url);
       const diff = differing(reference, got);
-      record('ingest-crash', {
+      report({
         workload,
         postgresRestart: {
           restarts, ingesterExitedDuringOutage: false, retryLogLines: failuresLogged, totalMs: Date.now() - t0,
