@@ -39,6 +39,9 @@ function toRecord(r: KeyRow): ApiKeyRecord {
 
 const KEY_RE = /^sg_([0-9a-f]{16})_([A-Za-z0-9_-]{43})$/;
 
+/** Compared against when the presented id is unknown (SHA-256 never yields 32 zero bytes in practice). */
+const NO_KEY_DIGEST = Buffer.alloc(32);
+
 function hashKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');
 }
@@ -81,11 +84,11 @@ export async function findApiKey(q: Queryable, key: string): Promise<ApiKeyRecor
   const m = KEY_RE.exec(key);
   if (!m) return null;
   const { rows } = await q.query<KeyRow & { key_hash: string }>('SELECT id, name, key_hash, allowed_ips, plan, created_at, expires_at, revoked_at FROM api_keys WHERE id = $1', [m[1]]);
-  if (!rows.length) return null;
   const r = rows[0];
   const a = Buffer.from(hashKey(key), 'hex');
-  const b = Buffer.from(r.key_hash, 'hex');
-  if (a.length !== b.length || !timingSafeEqual(a, b)) return null;
+  // An unknown id is hashed and compared too (against a digest no key has), so both refusals take the same path.
+  const b = r ? Buffer.from(r.key_hash, 'hex') : NO_KEY_DIGEST;
+  if (a.length !== b.length || !timingSafeEqual(a, b) || !r) return null;
   return toRecord(r);
 }
 

@@ -409,7 +409,13 @@ describe('timing-safe comparison', () => {
     const [x, y] = tse.mock.calls[0] as [Buffer, Buffer];
     expect([x.length, y.length]).toEqual([32, 32]);
     compares += 2;
+    // An unknown id takes the same path: hashed and compared once, on 32-byte digests.
+    tse.mockClear();
     expect(await findApiKey(t.db, wrongId)).toBeNull();
+    expect(tse).toHaveBeenCalledTimes(1);
+    const [u, v] = tse.mock.calls[0] as [Buffer, Buffer];
+    expect([u.length, v.length]).toEqual([32, 32]);
+    compares++;
 
     // Over HTTP: identical status and body for both wrong keys, per interface.
     const probes: Array<(k: string) => Promise<{ status: number; body: string }>> = [
