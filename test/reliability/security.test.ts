@@ -500,6 +500,7 @@ describe('IP allow-lists (IPv4, IPv6, IPv4-mapped IPv6, X-Forwarded-For)', () =>
   let dual = ''; // listener on :: dual-stack, reached via 127.0.0.1 (peer ::ffff:127.0.0.1)
   let v6 = ''; // the same dual-stack listener reached via ::1 (peer ::1)
   let proxied = ''; // trustProxy 1 (one proxy hop), listener on 127.0.0.1
+  let proxiedCidr = ''; // trustProxy '127.0.0.0/8' (the proxy's addresses), listener on 127.0.0.1
 
   beforeAll(async () => {
     t = await createTestDb();
@@ -514,6 +515,7 @@ describe('IP allow-lists (IPv4, IPv6, IPv4-mapped IPv6, X-Forwarded-For)', () =>
     dual = `http://127.0.0.1:${dp}`;
     v6 = `http://[::1]:${dp}`;
     proxied = `http://127.0.0.1:${await listen({ trustProxy: 1 }, '127.0.0.1')}`;
+    proxiedCidr = `http://127.0.0.1:${await listen({ trustProxy: '127.0.0.0/8' }, '127.0.0.1')}`;
   });
   afterAll(async () => {
     for (const a of apps) await a.close();
@@ -582,7 +584,7 @@ describe('IP allow-lists (IPv4, IPv6, IPv4-mapped IPv6, X-Forwarded-For)', () =>
     record('security', { ipAllowListDirectChecks: checks, ipAllowListCases: cases.length });
   });
 
-  it('behind a proxy (trustProxy = 1 hop): X-Forwarded-For v4, v6 and mapped forms; prepended spoofed hops ignored', async () => {
+  it('behind a proxy (trustProxy = 1 hop, or the proxy CIDR): X-Forwarded-For v4, v6 and mapped forms; prepended spoofed hops ignored', async () => {
     // [allow-list, X-Forwarded-For, client IP as Fastify derives it, allowed]
     const cases: Array<[string[], string, string, boolean]> = [
       [['203.0.113.0/24'], '203.0.113.9', '203.0.113.9', true],
@@ -604,8 +606,10 @@ describe('IP allow-lists (IPv4, IPv6, IPv4-mapped IPv6, X-Forwarded-For)', () =>
     for (const [allow, xff, ip, allowed] of cases) {
       const { key } = await createApiKey(t.db, { name: `xff ${allow.join(',')}`, allowedIps: allow });
       for (const iface of interfaces) {
-        await expectAnswer(iface, await iface.req(proxied, key, { 'x-forwarded-for': xff }), allowed, ip);
-        checks++;
+        for (const base of [proxied, proxiedCidr]) {
+          await expectAnswer(iface, await iface.req(base, key, { 'x-forwarded-for': xff }), allowed, ip);
+          checks++;
+        }
       }
     }
     record('security', { ipAllowListProxyChecks: checks });
