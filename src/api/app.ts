@@ -2,7 +2,7 @@
  * buildApp: the whole HTTP surface on one Fastify instance, without listening (tests use `inject`).
  * Each interface lives in its own encapsulated scope with its own auth and error format.
  */
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply } from 'fastify';
 import type { FastifyBaseLogger } from 'fastify';
 import type { ApiDeps } from './deps.js';
 import { walletApi } from './rest/wallet/index.js';
@@ -14,6 +14,7 @@ import { senderApi } from '../sender/routes.js';
 import { adminApi } from './admin/index.js';
 import { normalizeError } from './plugins/errors.js';
 import { restErrorBody } from './wire/errors.js';
+import { SolgateError } from '../core/errors.js';
 import { docsApi } from './docs/index.js';
 import { opsApi } from './ops.js';
 
@@ -21,6 +22,21 @@ export const BODY_LIMIT = 1024 * 1024;
 
 function hops(n: number) {
   return (_addr: string, i: number) => i < n;
+}
+
+/** The answer to a request the HTTP parser refused (see `clientErrorHandler` above); nothing on a reset socket. */
+function clientError(err: Error & { code?: string }, socket: import('node:net').Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, error, details] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request header fields too large', 'the request line and headers exceed the server limit']
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request timeout', 'the request was not received in time']
+        : [400, 'Malformed HTTP request', 'the request could not be parsed as HTTP/1.1'];
+  const body = JSON.stringify({ error, code: status, details });
+  if (socket.writable)
+    socket.write(`HTTP/1.1 ${status} ${error}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`);
+  socket.destroy();
 }
 
 export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
@@ -35,6 +51,21 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
     // close() stops accepting, closes idle keep-alive connections at once and waits for requests in flight.
     forceCloseConnections: 'idle',
     ajv: { customOptions: { coerceTypes: true, useDefaults: true, removeAdditional: false, allErrors: false } },
+    // A URL that is not valid percent-encoding, or a path parameter over the router's length limit, is refused before
+    // any route matches: answered in the REST format like the 404 of an unknown route (not Fastify's own body).
+    frameworkErrors: (err, _req, res) => {
+      const reply = res as unknown as FastifyReply;
+      const tooLong = err.code === 'FST_ERR_MAX_PARAM_LENGTH';
+      const { status, body } = restErrorBody(
+        new SolgateError('INVALID_REQUEST', tooLong ? 'Path parameter too long' : 'Malformed URL', {
+          details: tooLong ? 'a path parameter is longer than 100 characters' : 'the path is not valid percent-encoded UTF-8',
+        }),
+      );
+      reply.status(status).send(body);
+    },
+    // Requests the HTTP parser refuses (bad framing or Content-Length, malformed request line or headers, headers
+    // over the size limit) never reach a route: the connection is answered in the REST format and closed.
+    clientErrorHandler: clientError,
   });
 
   app.setErrorHandler((err, req, reply) => {

@@ -14,7 +14,7 @@ import { SolgateError } from '../core/errors.js';
 import { senderOutcomes } from '../core/metrics.js';
 import type { Db } from '../store/db.js';
 import { createAuthenticator, presentedKey } from '../api/plugins/auth.js';
-import { senderErrorBody } from '../api/wire/errors.js';
+import { isRpcId, senderErrorBody } from '../api/wire/errors.js';
 import { admitTransaction, SenderRejection, type TipPolicy } from './validate.js';
 import type { Router, UpstreamResult } from './router.js';
 
@@ -94,7 +94,7 @@ export async function senderApi(app: FastifyInstance, deps: SenderDeps): Promise
   app.post('/fast', { bodyLimit: 64 * 1024 }, async (req, reply) => {
     const body = req.body as { jsonrpc?: unknown; method?: unknown; params?: unknown; id?: unknown } | undefined;
     if (!body || typeof body !== 'object' || Array.isArray(body)) throw new SolgateError('INVALID_REQUEST', 'body must be one JSON-RPC request object');
-    if (body.jsonrpc !== '2.0' || typeof body.method !== 'string') throw new SolgateError('INVALID_REQUEST', 'not a JSON-RPC 2.0 request (jsonrpc "2.0" and a method name required)');
+    if (body.jsonrpc !== '2.0' || typeof body.method !== 'string' || !isRpcId(body.id ?? null)) throw new SolgateError('INVALID_REQUEST', 'not a JSON-RPC 2.0 request (jsonrpc "2.0", a method name and a string, number or null id required)');
     if (body.method === 'getSignatureStatuses') {
       await limit(req, reply, 'status');
       try {

@@ -103,7 +103,7 @@ export function admitTransaction(params: unknown, policy: TipPolicy, swqosOnly: 
     throw new SenderRejection('bad_request', 'params[1] must be an object {encoding, skipPreflight, maxRetries}');
   const o = (opts ?? {}) as { encoding?: unknown; skipPreflight?: unknown; maxRetries?: unknown };
   const encoding = o.encoding ?? 'base58';
-  if (encoding !== 'base64' && encoding !== 'base58') throw new SenderRejection('bad_request', `unsupported encoding ${JSON.stringify(encoding)}: use base64 or base58`);
+  if (encoding !== 'base64' && encoding !== 'base58') throw new SenderRejection('bad_request', `unsupported encoding ${typeof encoding === 'string' ? JSON.stringify(encoding.slice(0, 40)) : `of type ${Array.isArray(encoding) ? 'array' : encoding === null ? 'null' : typeof encoding}`}: use base64 or base58`);
   if (o.maxRetries !== undefined && (typeof o.maxRetries !== 'number' || !Number.isInteger(o.maxRetries) || o.maxRetries < 0))
     throw new SenderRejection('bad_request', 'maxRetries must be a non-negative integer');
 

@@ -93,7 +93,8 @@ export function validateSignatures(list: unknown[]): string[] {
   list.forEach((s, i) => {
     if (typeof s !== 'string' || !isSignature(s))
       throw new SolgateError('INVALID_PARAMS', 'Invalid transaction signature', {
-        details: `${JSON.stringify(s) ?? String(s)} at transactions[${i}] is not a base58 transaction signature`,
+        // a string is quoted (shortened); anything else is named by its type (a nested value is never serialised)
+        details: `${typeof s === 'string' ? JSON.stringify(s.length > 100 ? `${s.slice(0, 100)}…` : s) : s === null ? 'null' : Array.isArray(s) ? 'an array' : typeof s === 'object' ? 'an object' : String(s)} at transactions[${i}] is not a base58 transaction signature`,
       });
   });
   return list as string[];

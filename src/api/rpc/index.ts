@@ -11,7 +11,7 @@ import { rpcCalls } from '../../core/metrics.js';
 import type { ApiDeps } from '../deps.js';
 import { createAuthenticator } from '../plugins/auth.js';
 import { normalizeError } from '../plugins/errors.js';
-import { rpcErrorBody } from '../wire/errors.js';
+import { isRpcId, rpcErrorBody } from '../wire/errors.js';
 import { methodCalls, methodTable } from './registry.js';
 
 const MAX_BATCH = 100;
@@ -69,9 +69,11 @@ export async function jsonRpcApi(app: FastifyInstance, deps: ApiDeps): Promise<v
 
   async function one(req: unknown): Promise<unknown> {
     const r = req as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown } | null;
-    const id = r && typeof r === 'object' && 'id' in r ? r.id : null;
+    // a request whose id is not a string, number or null is invalid (and answered with id null)
+    const given = r && typeof r === 'object' && 'id' in r ? r.id : null;
+    const id = isRpcId(given) ? given : null;
     try {
-      if (!r || typeof r !== 'object' || Array.isArray(r) || r.jsonrpc !== '2.0' || typeof r.method !== 'string')
+      if (!r || typeof r !== 'object' || Array.isArray(r) || r.jsonrpc !== '2.0' || typeof r.method !== 'string' || !isRpcId(given))
         throw new SolgateError('INVALID_REQUEST', 'Invalid request');
       const m = methods.get(r.method);
       if (!m) throw new SolgateError('METHOD_NOT_FOUND', 'Method not found');

@@ -40,6 +40,9 @@ export function restErrorBody(e: SolgateError): { status: number; body: { error:
   return { status, body };
 }
 
+/** JSON-RPC 2.0 ids are a string, a number or null; any other value is answered as null (never echoed back). */
+export const isRpcId = (v: unknown): v is string | number | null => v === null || typeof v === 'string' || typeof v === 'number';
+
 export function rpcErrorBody(
   e: SolgateError,
   id: unknown,
@@ -47,7 +50,7 @@ export function rpcErrorBody(
   const { status, rpcCode } = ERROR_TABLE[e.code];
   // Transport-level refusals keep their HTTP status; application errors travel in a 200 like every JSON-RPC server.
   const httpStatus = ['UNAUTHORIZED', 'FORBIDDEN', 'RATE_LIMITED', 'PAYLOAD_TOO_LARGE', 'UNAVAILABLE'].includes(e.code) ? status : 200;
-  return { status: httpStatus, body: { jsonrpc: '2.0', error: { code: rpcCode, message: e.message }, id: id ?? null } };
+  return { status: httpStatus, body: { jsonrpc: '2.0', error: { code: rpcCode, message: e.message }, id: isRpcId(id) ? id : null } };
 }
 
 /** JSON-RPC codes of the Sender interface where they differ from the table (compat-facts §4: 429 → -32005). */
@@ -65,6 +68,6 @@ export function senderErrorBody(
   const data = e.context?.data;
   return {
     status,
-    body: { jsonrpc: '2.0', error: { code: SENDER_RPC_CODES[e.code] ?? rpcCode, message: e.message, ...(data !== undefined ? { data } : {}) }, id: id ?? null },
+    body: { jsonrpc: '2.0', error: { code: SENDER_RPC_CODES[e.code] ?? rpcCode, message: e.message, ...(data !== undefined ? { data } : {}) }, id: isRpcId(id) ? id : null },
   };
 }
