@@ -9,10 +9,11 @@ import metaSchemaModule from '@open-rpc/meta-schema';
 import { Ajv } from 'ajv';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { RPC_METHODS } from '../../src/api/rpc/registry.js';
-import { paramNames } from '../../src/api/rpc/params-schema.js';
+import { isListParams, isNoParams, paramNames, type JsonSchema, type ObjectParamsSchema } from '../../src/api/rpc/params-schema.js';
 import { openApiPath, UNCLAIMED_TAG } from '../../src/api/docs/openapi.js';
 import { walletParamsSchema } from '../../src/api/rest/wallet/common.js';
 import { getAssetsByOwner } from '../../src/api/rpc/methods/getAssetsByOwner.js';
+import { getMultipleCompressedAccountProofs } from '../../src/api/rpc/methods/zk/getMultipleCompressedAccountProofs.js';
 import type { SenderDeps } from '../../src/sender/routes.js';
 
 let ta: TestApp;
@@ -131,14 +132,28 @@ describe('OpenRPC document', () => {
 
   it("describes a method's params from the schema its handler uses", () => {
     const doc = openrpc.methods.find((m) => m.name === 'getAssetsByOwner')!;
-    const schema = getAssetsByOwner.paramsSchema!;
+    const schema = getAssetsByOwner.paramsSchema as ObjectParamsSchema;
     expect(doc.params.map((p) => p.name)).toEqual(paramNames(schema));
     expect(doc.params.find((p) => p.name === 'ownerAddress')).toMatchObject({ required: true, schema: schema.properties.ownerAddress });
     const alias = openrpc.methods.find((m) => m.name === 'get_assets_by_owner')!;
     expect(alias.params).toEqual(doc.params);
-    // methods without a schema say so
-    const search = openrpc.methods.find((m) => m.name === 'searchAssets')!;
-    expect(search['x-params-described']).toBe(false);
+    // a list method: `params` is the array itself, described as one repeated positional param
+    const list = openrpc.methods.find((m) => m.name === 'getMultipleCompressedAccountProofs')!;
+    const listSchema = getMultipleCompressedAccountProofs.paramsSchema!;
+    expect(list.paramStructure).toBe('by-position');
+    expect(list.params).toMatchObject([{ name: 'hashes', required: false, schema: (listSchema as { items: unknown }).items }]);
+    // a method that reads no params
+    expect(openrpc.methods.find((m) => m.name === 'getIndexerSlot')).toMatchObject({ params: [], 'x-params-described': true });
+  });
+
+  it('describes every method from its paramsSchema (no method listed by name only)', () => {
+    expect(RPC_METHODS.filter((m) => !m.paramsSchema).map((m) => m.name)).toEqual([]);
+    for (const m of RPC_METHODS)
+      for (const n of [m.name, ...(m.aliases ?? [])]) {
+        const doc = openrpc.methods.find((d) => d.name === n)!;
+        expect(doc['x-params-described'], n).toBe(true);
+        expect(doc['x-params-schema'], n).toEqual(m.paramsSchema);
+      }
   });
 });
 
@@ -146,21 +161,70 @@ describe('paramsSchema agrees with the handlers', () => {
   const rpc = async (method: string, params: unknown) =>
     (await ta.app.inject({ method: 'POST', url: `/?api-key=${ta.key}`, payload: { jsonrpc: '2.0', id: 1, method, params } })).json() as { error?: { code: number; message: string } };
 
-  it('refuses an unknown field against exactly the schema properties, and each required field when missing', async () => {
-    const described = RPC_METHODS.filter((m) => m.paramsSchema);
-    expect(described.length).toBeGreaterThanOrEqual(20);
-    for (const m of described) {
+  const expectedOneOf = (names: string[]) => names.map((n) => `\`${n}\``).join(', ');
+  /** A value of `s` (the pubkey/hash pattern, or an object of its required fields). */
+  const sample = (s: JsonSchema): unknown =>
+    s.type === 'object' ? Object.fromEntries(((s.required ?? []) as string[]).map((r) => [r, sample((s.properties as Record<string, JsonSchema>)[r])])) : '11111111111111111111111111111111';
+
+  /** By-name methods: unknown fields against exactly the schema's names, required fields, null params, no positional form. */
+  async function checkObject(name: string, s: ObjectParamsSchema) {
+    const unknown = await rpc(name, { notAField: 1 });
+    expect(unknown.error?.code, name).toBe(-32602);
+    expect(unknown.error?.message, name).toContain(`unknown field \`notAField\`, expected one of ${expectedOneOf(paramNames(s))}`);
+    const empty = await rpc(name, {});
+    if (s.required?.length) {
+      expect(empty.error?.code, `${name} {}`).toBe(-32602);
+      // the field named missing is one the schema requires
+      expect(s.required, `${name}: ${empty.error?.message}`).toContain(/missing field `(\w+)`/.exec(empty.error?.message ?? '')?.[1]);
+    } else {
+      // nothing required by itself; a field named missing is one of alternatives (getNftEditions: mint or mintAddress)
+      const named = /missing field `(\w+)`/.exec(empty.error?.message ?? '')?.[1];
+      if (named !== undefined) expect(paramNames(s), `${name} {}`).toContain(named);
+    }
+    // omitted/null params: `{}` when the schema's type admits null, a params error otherwise
+    const none = await rpc(name, null);
+    if (Array.isArray(s.type)) expect(none, `${name} null`).toEqual(empty);
+    else expect(none.error?.code, `${name} null`).toBe(-32602);
+    // the by-name form only: a positional array is a params error
+    expect((await rpc(name, [])).error?.code, `${name} []`).toBe(-32602);
+  }
+
+  it('every method: the params its schema describes are the ones the handler accepts (object, list or none)', async () => {
+    expect(RPC_METHODS.filter((m) => !m.paramsSchema).map((m) => m.name)).toEqual([]);
+    const kinds = { object: 0, list: 0, none: 0 };
+    for (const m of RPC_METHODS) {
       const s = m.paramsSchema!;
-      const unknown = await rpc(m.name, { notAField: 1 });
-      expect(unknown.error?.code, m.name).toBe(-32602);
-      expect(unknown.error?.message, m.name).toContain(`unknown field \`notAField\`, expected one of ${paramNames(s).map((n) => `\`${n}\``).join(', ')}`);
-      for (const r of s.required ?? []) {
-        const missing = await rpc(m.name, {});
-        expect(missing.error?.code, `${m.name} without ${r}`).toBe(-32602);
-        expect(missing.error?.message, m.name).toMatch(/missing field/);
+      if (isNoParams(s)) {
+        kinds.none++;
+        // whatever params hold is ignored
+        for (const params of [{ notAField: 1 }, [], [1, 'x'], null, undefined]) expect((await rpc(m.name, params)).error, `${m.name} ${JSON.stringify(params)}`).toBeUndefined();
+      } else if (isListParams(s)) {
+        kinds.list++;
+        // the params are the array itself: an object is a params error
+        const obj = await rpc(m.name, { notAField: 1 });
+        expect(obj.error, m.name).toMatchObject({ code: -32602, message: expect.stringContaining('expected an array') });
+        const item = s.items as JsonSchema;
+        if (item.type === 'object') {
+          const unknown = await rpc(m.name, [{ ...(sample(item) as object), notAField: 1 }]);
+          expect(unknown.error?.code, m.name).toBe(-32602);
+          expect(unknown.error?.message, m.name).toContain(`unknown field \`notAField\`, expected ${expectedOneOf(paramNames(item as ObjectParamsSchema))}`);
+          for (const r of (item.required ?? []) as string[]) {
+            const { [r]: _dropped, ...rest } = sample(item) as Record<string, unknown>;
+            const missing = await rpc(m.name, [rest]);
+            expect(missing.error?.code, `${m.name} item without ${r}`).toBe(-32602);
+            expect(missing.error?.message, m.name).toContain(`missing field \`${r}\``);
+          }
+        }
+        // the bound: one item more than maxItems is refused with it
+        const tooMany = await rpc(m.name, Array(s.maxItems + 1).fill(sample(item)));
+        expect(tooMany.error?.message, m.name).toContain(`Maximum allowed: ${s.maxItems}`);
+      } else {
+        kinds.object++;
+        await checkObject(m.name, s as ObjectParamsSchema);
       }
     }
-  });
+    expect(kinds).toEqual({ object: RPC_METHODS.length - 6, list: 4, none: 2 });
+  }, 120_000);
 });
 
 describe('/docs page', () => {

@@ -62,6 +62,7 @@ interface RpcEntry {
   name: string;
   summary?: string;
   params: { name: string; required?: boolean; schema: unknown; description?: string }[];
+  paramStructure?: string;
   'x-params-described'?: boolean;
   'x-aliases'?: string[];
   tags?: { name: string }[];
@@ -70,7 +71,7 @@ interface RpcEntry {
 function methodHtml(m: RpcEntry): string {
   const aliases = m['x-aliases']?.length ? ` <small>aliases: ${m['x-aliases'].map((a) => `<code>${esc(a)}</code>`).join(', ')}</small>` : '';
   const params = m['x-params-described']
-    ? paramTable(m.params.map((p) => ({ name: p.name, where: 'params', required: Boolean(p.required), schema: p.schema, description: p.description }))) || '<p>No params.</p>'
+    ? paramTable(m.params.map((p) => ({ name: p.name, where: m.paramStructure === 'by-position' ? 'params[i]' : 'params', required: Boolean(p.required), schema: p.schema, description: p.description }))) || '<p>No params.</p>'
     : '<p class="muted">Params not described by a schema (validated by hand in the method).</p>';
   return `<details class="op" id="rpc-${esc(m.name)}"><summary><code>${esc(m.name)}</code> <small>${esc(m.summary ?? '')}</small>${aliases}</summary>${params}</details>`;
 }

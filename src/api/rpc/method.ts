@@ -1,6 +1,6 @@
 /** The shape every JSON-RPC method file exports (one method per file, registered in `registry.ts`). */
 import type { ApiDeps } from '../deps.js';
-import type { ObjectParamsSchema } from './params-schema.js';
+import type { ParamsSchema } from './params-schema.js';
 
 export interface RpcMethod {
   /** Wire name, e.g. `getAsset`. */
@@ -10,10 +10,11 @@ export interface RpcMethod {
   /** Credits charged per call (plans and credits arrive with accounts/limits). */
   credits: number;
   /**
-   * JSON Schema of the by-name `params`, where the method has one: the handler takes the names it accepts from it
-   * (`paramNames`) and /docs/openrpc.json describes the method from it. Methods without one are listed by name only.
+   * JSON Schema of `params`: a by-name object (the handler takes the names it accepts from it, `paramNames`), a list
+   * (`params` is the array itself) or none (`NO_PARAMS`); /docs/openrpc.json describes the method from it. Every
+   * registered method has one (test/api/docs.test.ts); a method without one would be listed by name only.
    */
-  paramsSchema?: ObjectParamsSchema;
+  paramsSchema?: ParamsSchema;
   /** Validates `params` (throwing SolgateError INVALID_PARAMS) and returns the `result`. */
   handler(params: unknown, deps: ApiDeps): Promise<unknown>;
 }

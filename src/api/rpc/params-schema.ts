@@ -4,6 +4,10 @@
  * exactly the schema's properties) and the OpenRPC document (/docs/openrpc.json) describes the method from the
  * same object. Type and format checks stay in the handlers (they answer the reference servers' exact messages);
  * test/api/docs.test.ts checks that schema and handler agree on required and unknown fields.
+ *
+ * Three forms (`ParamsSchema`): a by-name object (`byNameParams`, most methods), a list whose `params` is the JSON
+ * array itself (`listParams`: Photon's `HashList`, `AddressList`, `AddressListWithTrees`), and no params at all
+ * (`NO_PARAMS`: the method reads none and ignores whatever is given).
  */
 
 export type JsonSchema = Record<string, unknown>;
@@ -29,6 +33,44 @@ export function byNameParams(properties: Record<string, JsonSchema>, required: s
     additionalProperties: false,
   };
 }
+
+/** The params of a list method: `params` is itself a JSON array of `items` (not an object, not wrapped). */
+export interface ListParamsSchema extends JsonSchema {
+  type: 'array';
+  /** The name of the list in the documents (e.g. `hashes`); the list has no field name on the wire. */
+  title: string;
+  items: JsonSchema;
+  maxItems: number;
+}
+
+/** A method that reads no params: any `params` (absent, null, `[]`, `{}` …) is accepted and ignored. */
+export interface NoParamsSchema extends JsonSchema {
+  description: string;
+  'x-ignored': true;
+}
+
+/** The params of a JSON-RPC method (`RpcMethod.paramsSchema`). */
+export type ParamsSchema = ObjectParamsSchema | ListParamsSchema | NoParamsSchema;
+
+export function isListParams(s: ParamsSchema): s is ListParamsSchema {
+  return s.type === 'array';
+}
+
+export function isNoParams(s: ParamsSchema): s is NoParamsSchema {
+  return s['x-ignored'] === true;
+}
+
+export function isObjectParams(s: ParamsSchema): s is ObjectParamsSchema {
+  return !isListParams(s) && !isNoParams(s);
+}
+
+/** A list params schema: the whole `params` is an array of `items`, at most `maxItems`. */
+export function listParams(title: string, items: JsonSchema, maxItems: number, description: string): ListParamsSchema {
+  return { type: 'array', title, description, items, maxItems };
+}
+
+/** The params of a method that reads none (Photon registers it without reading params; clients send `[]`). */
+export const NO_PARAMS: NoParamsSchema = { description: 'no params: whatever `params` holds (omitted, null, [], {}) is ignored', 'x-ignored': true };
 
 /** The field names a by-name method accepts (its unknown-field check), in the schema's order. */
 export function paramNames(schema: ObjectParamsSchema): string[] {
@@ -89,3 +131,9 @@ export const SIGNATURE: JsonSchema = { type: 'string', description: 'base58 sign
 
 /** Photon's page `limit` (`Option<Limit>`): at most 1000, 1000 when absent. */
 export const ZK_LIMIT: JsonSchema = nullable({ type: 'integer', minimum: 0, maximum: 1000, default: 1000 });
+
+/** A `{address, tree}` pair (Photon's `AddressWithTree`): both required, no other field. */
+export const ADDRESS_WITH_TREE: ObjectParamsSchema = byNameParams(
+  { address: { ...PUBKEY, description: 'the new address' }, tree: { ...PUBKEY, description: 'the address tree it goes into' } },
+  ['address', 'tree'],
+);

@@ -7,13 +7,27 @@ import type { Queryable } from '../../store/db.js';
 import { getAccountsByAddress, getAccountsByHash } from '../../store/zk/accounts.js';
 import type { ZkAccount } from '../../store/zk/types.js';
 import { validationError } from './errors.js';
-import { objectParams, optionalHash, optionalPubkey } from './params.js';
+import { optionalHash, optionalPubkey, schemaParams } from './params.js';
+import { HASH, PUBKEY, byNameParams, nullable, type ObjectParamsSchema } from '../rpc/params-schema.js';
 
 export type AccountId = { kind: 'address'; address: string } | { kind: 'hash'; hash: string };
 
-/** The account a `{address?, hash?}` request names. */
-export function parseAccountId(params: unknown): AccountId {
-  const p = objectParams(params, ['address', 'hash']);
+/**
+ * The `{address?, hash?}` request: an object (params may not be omitted), both fields optional for the schema —
+ * giving neither is Photon's -32000 `Validation Error: Either address or hash must be provided`, not a params error.
+ */
+export const ACCOUNT_ID_PARAMS = byNameParams(
+  {
+    address: nullable({ ...PUBKEY, description: 'the compressed account address (wins over hash)' }),
+    hash: nullable({ ...HASH, description: 'the account hash (used when no address is given)' }),
+  },
+  [],
+  false,
+);
+
+/** The account a `{address?, hash?}` request names (`schema`: the method's, with the same two fields). */
+export function parseAccountId(params: unknown, schema: ObjectParamsSchema = ACCOUNT_ID_PARAMS): AccountId {
+  const p = schemaParams(params, schema);
   const address = optionalPubkey(p.address, 'address');
   const hash = optionalHash(p.hash, 'hash');
   if (address !== null) return { kind: 'address', address };

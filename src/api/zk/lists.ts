@@ -8,12 +8,47 @@ import { getAccountsByOwner, getTokenAccounts } from '../../store/zk/accounts.js
 import { getTokenBalancesByOwner } from '../../store/zk/balances.js';
 import type { ZkAccount, ZkPage, ZkTokenAccount } from '../../store/zk/types.js';
 import { mintCursor, tokenAccountCursor } from './cursors.js';
-import { parseDataSlice, parseFilters } from './filters.js';
-import { limit, objectParams, optionalHash, optionalPubkey, pubkey, required } from './params.js';
+import { DATA_SLICE, MAX_FILTERS, MEMCMP_FILTER, parseDataSlice, parseFilters } from './filters.js';
+import { limit, optionalHash, optionalPubkey, pubkey, required, schemaParams } from './params.js';
+import { HASH, PUBKEY, ZK_LIMIT, byNameParams, nullable, type ObjectParamsSchema } from '../rpc/params-schema.js';
+
+/** A list cursor: the base58 key of the last item of the previous page (layout per method). */
+const cursorOf = (layout: string) => nullable({ type: 'string', description: `the cursor of the previous page (base58 of ${layout})` });
+
+/** getCompressedAccountsByOwner(V2) params. */
+export const OWNER_ACCOUNTS_PARAMS = byNameParams(
+  {
+    owner: PUBKEY,
+    filters: nullable({ type: 'array', items: MEMCMP_FILTER, maxItems: MAX_FILTERS, description: 'memcmp filters on the account data (all must match)' }),
+    dataSlice: nullable(DATA_SLICE),
+    cursor: nullable({ ...HASH, description: 'the cursor of the previous page (the last account hash)' }),
+    limit: ZK_LIMIT,
+  },
+  ['owner'],
+);
+
+/** getCompressedTokenAccountsBy{Owner,Delegate}(V2) params (`owner` or `delegate`). */
+export const TOKEN_ACCOUNTS_PARAMS: Record<'owner' | 'delegate', ObjectParamsSchema> = {
+  owner: tokenAccountsParams('owner', 'the token owner'),
+  delegate: tokenAccountsParams('delegate', 'the token delegate'),
+};
+
+function tokenAccountsParams(by: 'owner' | 'delegate', what: string): ObjectParamsSchema {
+  return byNameParams(
+    { [by]: { ...PUBKEY, description: what }, mint: nullable({ ...PUBKEY, description: 'only token accounts of this mint' }), cursor: cursorOf('mint ‖ hash, 64 bytes'), limit: ZK_LIMIT },
+    [by],
+  );
+}
+
+/** getCompressedTokenBalancesByOwner(V2) params. */
+export const TOKEN_BALANCES_PARAMS = byNameParams(
+  { owner: PUBKEY, mint: nullable({ ...PUBKEY, description: 'only this mint' }), cursor: cursorOf('the last mint, 32 bytes'), limit: ZK_LIMIT },
+  ['owner'],
+);
 
 /** getCompressedAccountsByOwner(V2): `{owner, filters?, dataSlice?, cursor? (Hash), limit?}`. */
 export async function ownerAccountsPage(deps: ApiDeps, params: unknown): Promise<ZkPage<ZkAccount>> {
-  const p = objectParams(params, ['owner', 'filters', 'dataSlice', 'cursor', 'limit']);
+  const p = schemaParams(params, OWNER_ACCOUNTS_PARAMS);
   const owner = pubkey(required(p, 'owner'), 'owner');
   const filters = parseFilters(p.filters);
   const dataSlice = parseDataSlice(p.dataSlice);
@@ -23,7 +58,7 @@ export async function ownerAccountsPage(deps: ApiDeps, params: unknown): Promise
 
 /** getCompressedTokenAccountsBy{Owner,Delegate}(V2): `{owner | delegate, mint?, cursor? (mint ‖ hash), limit?}`. */
 export async function tokenAccountsPage(deps: ApiDeps, params: unknown, by: 'owner' | 'delegate'): Promise<ZkPage<ZkTokenAccount>> {
-  const p = objectParams(params, [by, 'mint', 'cursor', 'limit']);
+  const p = schemaParams(params, TOKEN_ACCOUNTS_PARAMS[by]);
   const key = pubkey(required(p, by), by);
   const mint = optionalPubkey(p.mint, 'mint');
   const cursor = tokenAccountCursor(p.cursor);
@@ -32,7 +67,7 @@ export async function tokenAccountsPage(deps: ApiDeps, params: unknown, by: 'own
 
 /** getCompressedTokenBalancesByOwner(V2): `{owner, mint?, cursor? (mint), limit?}`. */
 export async function tokenBalancesPage(deps: ApiDeps, params: unknown): Promise<ZkPage<{ mint: string; balance: bigint }>> {
-  const p = objectParams(params, ['owner', 'mint', 'cursor', 'limit']);
+  const p = schemaParams(params, TOKEN_BALANCES_PARAMS);
   const owner = pubkey(required(p, 'owner'), 'owner');
   const mint = optionalPubkey(p.mint, 'mint');
   const cursor = mintCursor(p.cursor);

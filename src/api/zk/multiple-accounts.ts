@@ -7,10 +7,17 @@ import type { ApiDeps } from '../deps.js';
 import { getAccountsByAddress, getAccountsByHash } from '../../store/zk/accounts.js';
 import type { ZkAccount } from '../../store/zk/types.js';
 import { paramsError, validationError } from './errors.js';
-import { hash, objectParams, PAGE_LIMIT, pubkey } from './params.js';
+import { hash, PAGE_LIMIT, pubkey, schemaParams } from './params.js';
+import { HASH, PUBKEY, byNameParams, nullable } from '../rpc/params-schema.js';
+
+/** getMultipleCompressedAccounts(V2) params: exactly one of `hashes` / `addresses` (neither or both: -32000). */
+export const MULTIPLE_ACCOUNTS_PARAMS = byNameParams({
+  hashes: nullable({ type: 'array', items: HASH, maxItems: PAGE_LIMIT, description: 'account hashes (not with addresses)' }),
+  addresses: nullable({ type: 'array', items: PUBKEY, maxItems: PAGE_LIMIT, description: 'compressed account addresses (not with hashes)' }),
+});
 
 export async function multipleAccounts(deps: ApiDeps, params: unknown): Promise<(ZkAccount | null)[]> {
-  const p = objectParams(params, ['hashes', 'addresses'], true);
+  const p = schemaParams(params, MULTIPLE_ACCOUNTS_PARAMS);
   const given = (v: unknown) => v !== undefined && v !== null;
   if (given(p.hashes) === given(p.addresses)) throw validationError('Either hashes or addresses must be provided');
   const kind = given(p.hashes) ? 'hashes' : 'addresses';

@@ -6,6 +6,7 @@
  */
 import { base58ToBytes, isAddress, isSignature } from '../../core/encoding.js';
 import { paramsError, validationError } from './errors.js';
+import { ADDRESS_WITH_TREE, HASH, listParams, paramNames, type ObjectParamsSchema } from '../rpc/params-schema.js';
 
 export type Params = Record<string, unknown>;
 
@@ -27,6 +28,17 @@ export function objectParams(params: unknown, allowed: readonly string[], option
   for (const k of Object.keys(params))
     if (!allowed.includes(k)) throw paramsError(`unknown field \`${k}\`, expected one of ${allowed.map((a) => `\`${a}\``).join(', ')}`);
   return params as Params;
+}
+
+/**
+ * The params object of a by-name method checked against its schema: unknown fields refused against exactly the
+ * schema's properties, omitted or null params taken as `{}` when the schema's type admits null (else a params
+ * error), then each of the schema's required fields present (`missing field`), in the schema's order.
+ */
+export function schemaParams(params: unknown, schema: ObjectParamsSchema): Params {
+  const p = objectParams(params, paramNames(schema), Array.isArray(schema.type));
+  for (const r of schema.required ?? []) required(p, r);
+  return p;
 }
 
 /** Params that are a JSON array (Photon's `HashList`, `AddressList`, `AddressListWithTrees`). */
@@ -122,17 +134,22 @@ export function list(v: unknown, name: string, optional = true): unknown[] {
   return v;
 }
 
-/** An `AddressWithTree` object: `{address, tree}` (both pubkeys, no other field). */
+/** An `AddressWithTree` object: `{address, tree}` (both pubkeys, no other field; the names from `ADDRESS_WITH_TREE`). */
 export function addressWithTree(v: unknown, name: string): { address: string; tree: string } {
   if (!v || typeof v !== 'object' || Array.isArray(v)) throw paramsError(`\`${name}\`: expected an object {address, tree}`);
   const p = v as Params;
-  for (const k of Object.keys(p)) if (k !== 'address' && k !== 'tree') throw paramsError(`\`${name}\`: unknown field \`${k}\`, expected \`address\`, \`tree\``);
+  const allowed = paramNames(ADDRESS_WITH_TREE);
+  for (const k of Object.keys(p)) if (!allowed.includes(k)) throw paramsError(`\`${name}\`: unknown field \`${k}\`, expected ${allowed.map((a) => `\`${a}\``).join(', ')}`);
   return { address: pubkey(required(p, 'address'), `${name}.address`), tree: pubkey(required(p, 'tree'), `${name}.tree`) };
 }
+
+/** Photon's `HashList` params: the params are a JSON array of account hashes, at most 1000. */
+export const HASH_LIST_PARAMS = listParams('hashes', HASH, PAGE_LIMIT, 'account hashes (base58), one per position');
 
 /** Photon's `HashList` params (a JSON array of hashes), at most 1000. */
 export function hashList(params: unknown): string[] {
   const items = arrayParams(params);
-  if (items.length > PAGE_LIMIT) throw validationError(`Too many hashes requested ${items.length}. Maximum allowed: ${PAGE_LIMIT}`);
+  const max = HASH_LIST_PARAMS.maxItems;
+  if (items.length > max) throw validationError(`Too many hashes requested ${items.length}. Maximum allowed: ${max}`);
   return items.map((h, i) => hash(h, `[${i}]`));
 }

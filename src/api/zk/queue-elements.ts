@@ -29,7 +29,8 @@ import { loadNewAddressProofs } from './address-proofs.js';
 import { indexedSlot } from './context.js';
 import { paramsError, validationError } from './errors.js';
 import { u64, ZERO_HASH } from './json.js';
-import { hash, objectParams, optionalUint, required, uint } from './params.js';
+import { hash, optionalUint, required, schemaParams, uint } from './params.js';
+import { PUBKEY, byNameParams, nullable, paramNames, type ObjectParamsSchema } from '../rpc/params-schema.js';
 import { hashChain } from './prover.js';
 import { checkVerified, nodeLookup, treeShape } from './state-proofs.js';
 
@@ -43,11 +44,33 @@ interface QueueRequest {
   zkpBatchSize: number | null;
 }
 
+/** One queue's request `{limit, startIndex?, zkpBatchSize?}` (the accepted names come from here). */
+export const QUEUE_REQUEST: ObjectParamsSchema = byNameParams(
+  {
+    limit: { type: 'integer', minimum: 0, maximum: U16, description: `entries to return (at most ${MAX_QUEUE_ELEMENTS})` },
+    startIndex: nullable({ type: 'integer', minimum: 0, description: 'the first queue index to return' }),
+    zkpBatchSize: nullable({ type: 'integer', minimum: 0, maximum: U16, description: 'return whole batches of this size, with their hash chains' }),
+  },
+  ['limit'],
+);
+
+/** getQueueElements params: the tree and at least one queue (none requested is -32000). */
+export const QUEUE_ELEMENTS_PARAMS = byNameParams(
+  {
+    tree: { ...PUBKEY, description: 'a V2 state tree (outputQueue, inputQueue) or V2 address tree (addressQueue)' },
+    outputQueue: nullable(QUEUE_REQUEST),
+    inputQueue: nullable(QUEUE_REQUEST),
+    addressQueue: nullable(QUEUE_REQUEST),
+  },
+  ['tree'],
+);
+
 function queueRequest(v: unknown, name: string): QueueRequest | null {
   if (v === undefined || v === null) return null;
   if (typeof v !== 'object' || Array.isArray(v)) throw paramsError(`\`${name}\`: expected an object {limit, startIndex?, zkpBatchSize?}`);
   const p = v as Record<string, unknown>;
-  for (const k of Object.keys(p)) if (!['limit', 'startIndex', 'zkpBatchSize'].includes(k)) throw paramsError(`\`${name}\`: unknown field \`${k}\``);
+  const allowed = paramNames(QUEUE_REQUEST);
+  for (const k of Object.keys(p)) if (!allowed.includes(k)) throw paramsError(`\`${name}\`: unknown field \`${k}\``);
   const limit = uint(required(p, 'limit'), `${name}.limit`, U16);
   if (limit > MAX_QUEUE_ELEMENTS) throw validationError(`Too many queue elements requested ${limit}. Maximum allowed: ${MAX_QUEUE_ELEMENTS}`);
   return { limit, startIndex: optionalUint(p.startIndex, `${name}.startIndex`), zkpBatchSize: optionalUint(p.zkpBatchSize, `${name}.zkpBatchSize`, U16) };
@@ -208,7 +231,7 @@ async function addressQueue(deps: ApiDeps, tree: ZkTreeRow, req: QueueRequest) {
 
 /** The getQueueElements result (`{context, stateQueue?, addressQueue?}`, no `value` wrapper). */
 export async function queueElements(deps: ApiDeps, params: unknown): Promise<Record<string, unknown>> {
-  const p = objectParams(params, ['tree', 'outputQueue', 'inputQueue', 'addressQueue']);
+  const p = schemaParams(params, QUEUE_ELEMENTS_PARAMS);
   const treeKey = hash(required(p, 'tree'), 'tree');
   const out = queueRequest(p.outputQueue, 'outputQueue');
   const inp = queueRequest(p.inputQueue, 'inputQueue');

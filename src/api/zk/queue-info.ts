@@ -10,13 +10,19 @@ import { getTrees, listTrees } from '../../store/zk/trees.js';
 import { TREE_TYPE } from '../../store/zk/types.js';
 import { indexedSlot } from './context.js';
 import { paramsError, validationError } from './errors.js';
-import { objectParams } from './params.js';
+import { schemaParams } from './params.js';
+import { PUBKEY, byNameParams, nullable } from '../rpc/params-schema.js';
 
 /** Light's `QueueType` codes. */
 export const QUEUE_TYPE = { InputStateV2: 3, AddressV2: 4, OutputStateV2: 5 } as const;
 
+/** getQueueInfo params: optionally the trees to report (params may be omitted). */
+export const QUEUE_INFO_PARAMS = byNameParams({
+  trees: nullable({ type: 'array', items: PUBKEY, maxItems: 1000, description: 'only these trees (default: every V2 tree)' }),
+});
+
 export async function queueInfo(deps: ApiDeps, params: unknown): Promise<Record<string, unknown>> {
-  const p = objectParams(params, ['trees'], true);
+  const p = schemaParams(params, QUEUE_INFO_PARAMS);
   let filter: string[] | null = null;
   if (p.trees !== undefined && p.trees !== null) {
     if (!Array.isArray(p.trees)) throw paramsError('`trees`: invalid type, expected an array of strings');

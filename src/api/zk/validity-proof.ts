@@ -12,11 +12,12 @@ import type { ApiDeps } from '../deps.js';
 import type { Queryable } from '../../store/db.js';
 import { getAccountsByHash } from '../../store/zk/accounts.js';
 import { TREE_TYPE } from '../../store/zk/types.js';
-import { loadNewAddressProofs, V1_ADDRESS_TREE, type AddressProof } from './address-proofs.js';
+import { loadNewAddressProofs, MAX_ADDRESSES, V1_ADDRESS_TREE, type AddressProof } from './address-proofs.js';
 import { zkDeps } from './deps.js';
 import { validationError } from './errors.js';
 import { ZERO_HASH } from './json.js';
-import { addressWithTree, hash, list, objectParams, pubkey } from './params.js';
+import { addressWithTree, hash, list, pubkey, schemaParams } from './params.js';
+import { ADDRESS_WITH_TREE, HASH, PUBKEY, byNameParams, nullable, type ObjectParamsSchema } from '../rpc/params-schema.js';
 import { compressGnarkProof, noProverError, proverRequest, type CompressedProof } from './prover.js';
 import { loadStateProofs, type StateProof } from './state-proofs.js';
 
@@ -26,9 +27,23 @@ export interface ValidityProofRequest {
   newAddresses: { address: string; tree: string }[];
 }
 
+const HASHES = nullable({ type: 'array', items: HASH, maxItems: 1000, description: 'hashes of the accounts to prove in their state trees' });
+const WITH_TREES = nullable({ type: 'array', items: ADDRESS_WITH_TREE, maxItems: MAX_ADDRESSES, description: 'new addresses to prove absent from their address trees' });
+
+/** getValidityProof params: `{hashes?, newAddresses? (deprecated), newAddressesWithTrees?}` (params may be omitted). */
+export const VALIDITY_PROOF_PARAMS = byNameParams({
+  hashes: HASHES,
+  newAddresses: nullable({ type: 'array', items: PUBKEY, maxItems: MAX_ADDRESSES, description: 'deprecated: new addresses in the V1 address tree (not with newAddressesWithTrees)' }),
+  newAddressesWithTrees: WITH_TREES,
+});
+
+/** getValidityProofV2 params: `{hashes?, newAddressesWithTrees?}` (params may be omitted). */
+export const VALIDITY_PROOF_V2_PARAMS = byNameParams({ hashes: HASHES, newAddressesWithTrees: WITH_TREES });
+
 /** V1 params: `{hashes?, newAddressesWithTrees?, newAddresses? (deprecated: addresses in the V1 address tree)}`. */
 export function parseValidityProofParams(params: unknown, v2: boolean): ValidityProofRequest {
-  const p = objectParams(params, v2 ? ['hashes', 'newAddressesWithTrees'] : ['hashes', 'newAddresses', 'newAddressesWithTrees'], true);
+  const schema: ObjectParamsSchema = v2 ? VALIDITY_PROOF_V2_PARAMS : VALIDITY_PROOF_PARAMS;
+  const p = schemaParams(params, schema);
   const hashes = list(p.hashes, 'hashes').map((h, i) => hash(h, `hashes[${i}]`));
   const withTrees = list(p.newAddressesWithTrees, 'newAddressesWithTrees').map((a, i) => addressWithTree(a, `newAddressesWithTrees[${i}]`));
   const bare = v2 ? [] : list(p.newAddresses, 'newAddresses').map((a, i) => pubkey(a, `newAddresses[${i}]`));

@@ -7,16 +7,50 @@
  */
 import { SolgateError } from '../../../core/errors.js';
 import { displayOptions, namedParams, pubkey, type Params } from '../../das/params.js';
-import { answerList, bind, LIST_KEYS, type ListQuery } from '../../das/list-assets.js';
+import { answerList, bind, type ListQuery } from '../../das/list-assets.js';
 import type { RpcMethod } from '../method.js';
-
-const FILTER_KEYS = [
-  'negate', 'conditionType', 'interface', 'ownerAddress', 'ownerType', 'creatorAddress', 'creatorVerified', 'authorityAddress', 'grouping',
-  'delegate', 'frozen', 'supply', 'supplyMint', 'compressed', 'compressible', 'royaltyTargetType', 'royaltyTarget', 'royaltyAmount', 'burnt',
-  'jsonUri', 'name', 'tree', 'tokenType',
-] as const;
+import { DAS_LIST_FIELDS, PUBKEY, byNameParams, nullable, paramNames, type JsonSchema } from '../params-schema.js';
 
 const INTERFACES = ['V1_NFT', 'V1_PRINT', 'LEGACY_NFT', 'V2_NFT', 'FungibleAsset', 'FungibleToken', 'Custom', 'Identity', 'Executable', 'ProgrammableNFT', 'MplCoreAsset', 'MplCoreCollection'];
+
+const key = (description: string): JsonSchema => nullable({ ...PUBKEY, description });
+const flag = (description: string): JsonSchema => nullable({ type: 'boolean', description });
+const variant = (values: string[], description: string): JsonSchema => nullable({ type: 'string', enum: values, description });
+
+/**
+ * The by-name params: the filters, then the list fields (the accepted names come from here, in this order;
+ * /docs/openrpc.json describes them). Every field is optional; missing params are `{}`.
+ */
+export const paramsSchema = byNameParams({
+  negate: flag('negate the combined conditions (never the owner, creator, authority or grouping filters)'),
+  conditionType: nullable({ type: 'string', enum: ['all', 'any'], default: 'all', description: 'combine the conditions with AND (all) or OR (any)' }),
+  interface: variant(INTERFACES, 'asset interface'),
+  ownerAddress: key('owner (selects the candidates)'),
+  ownerType: variant(['single', 'token'], 'ownership model'),
+  creatorAddress: key('a creator (selects the candidates)'),
+  creatorVerified: flag('the creator entry is verified (selects the candidates)'),
+  authorityAddress: key('an authority (selects the candidates)'),
+  grouping: nullable({ type: 'array', items: { type: 'string' }, minItems: 2, maxItems: 2, description: '[groupKey, groupValue] (selects the candidates)' }),
+  delegate: key('delegate'),
+  frozen: flag('frozen'),
+  supply: nullable({ type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'exact supply (without it, zero-supply assets are left out unless burnt)' }),
+  supplyMint: key('supply mint'),
+  compressed: flag('compressed'),
+  compressible: flag('compressible (nothing is, in this index)'),
+  royaltyTargetType: variant(['creators', 'fanout', 'single'], 'royalty model'),
+  royaltyTarget: key('royalty target'),
+  royaltyAmount: nullable({ type: 'integer', minimum: 0, maximum: 0xffff_ffff, description: 'royalty basis points' }),
+  burnt: flag('burnt'),
+  jsonUri: nullable({ type: 'string', description: 'exact metadata JSON URI' }),
+  name: nullable({ type: 'string', description: 'substring of the name' }),
+  tree: key('Merkle tree of a compressed asset'),
+  tokenType: nullable({
+    type: 'string',
+    description: 'fungible, nonFungible, regularNft (or nft), compressedNft (or compressed), all; case-insensitive',
+    examples: ['fungible', 'nonFungible', 'regularNft', 'compressedNft', 'all'],
+  }),
+  ...DAS_LIST_FIELDS,
+});
 
 /** tokenType values: the Helius spellings and the reference's, case-insensitively. */
 const TOKEN_TYPES: Record<string, string> = {
@@ -58,8 +92,9 @@ export const searchAssets: RpcMethod = {
   name: 'searchAssets',
   aliases: ['search_assets'],
   credits: 10,
+  paramsSchema,
   async handler(params, deps) {
-    const p = namedParams(params, [...FILTER_KEYS, ...LIST_KEYS]);
+    const p = namedParams(params, paramNames(paramsSchema));
     const opts = displayOptions(p);
     const query: ListQuery = { drive: { kind: 'assets' }, where: [], params: [] };
 

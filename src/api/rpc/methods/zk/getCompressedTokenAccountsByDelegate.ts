@@ -3,13 +3,14 @@
  * `mint`) as `{account, tokenData}`, in (mint, hash) order, paged by the mint ‖ hash `cursor` and `limit` (≤ 1000).
  */
 import { withContext } from '../../../zk/context.js';
-import { tokenAccountsPage } from '../../../zk/lists.js';
+import { TOKEN_ACCOUNTS_PARAMS, tokenAccountsPage } from '../../../zk/lists.js';
 import { accountV1, tokenData } from '../../../zk/serialize.js';
 import type { RpcMethod } from '../../method.js';
 
 export const getCompressedTokenAccountsByDelegate: RpcMethod = {
   name: 'getCompressedTokenAccountsByDelegate',
   credits: 10,
+  paramsSchema: TOKEN_ACCOUNTS_PARAMS.delegate,
   async handler(params, deps) {
     const page = tokenAccountsPage(deps, params, 'delegate');
     return withContext(deps, page.then((p) => ({ items: p.items.map((t) => ({ account: accountV1(t.account), tokenData: tokenData(t.token) })), cursor: p.cursor })));

@@ -7,10 +7,12 @@ import { SolgateError } from '../../../../core/errors.js';
 import { indexedSlot } from '../../../zk/context.js';
 import { DEFAULT_MAX_LAG_SLOTS, zkDeps } from '../../../zk/deps.js';
 import type { RpcMethod } from '../../method.js';
+import { NO_PARAMS } from '../../params-schema.js';
 
 export const getIndexerHealth: RpcMethod = {
   name: 'getIndexerHealth',
   credits: 10,
+  paramsSchema: NO_PARAMS,
   async handler(_params, deps) {
     const tip = deps.ingestStatus?.().tip ?? null;
     if (tip === null) return 'ok';

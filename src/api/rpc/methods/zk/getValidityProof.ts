@@ -5,12 +5,13 @@
  * answers a clear error.
  */
 import { withContext } from '../../../zk/context.js';
-import { parseValidityProofParams, validityProofV1 } from '../../../zk/validity-proof.js';
+import { parseValidityProofParams, VALIDITY_PROOF_PARAMS, validityProofV1 } from '../../../zk/validity-proof.js';
 import type { RpcMethod } from '../../method.js';
 
 export const getValidityProof: RpcMethod = {
   name: 'getValidityProof',
   credits: 100,
+  paramsSchema: VALIDITY_PROOF_PARAMS,
   async handler(params, deps) {
     const req = parseValidityProofParams(params, false);
     return withContext(deps, validityProofV1(deps, req));
