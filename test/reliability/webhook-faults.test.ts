@@ -91,19 +91,27 @@ function pump(wallets: () => string[], gapMs = 100): { stop: () => Promise<void>
   return { stop: async () => { stopped = true; await loop; } };
 }
 
+/** Worker processes that logged their start (a busy machine takes seconds to start one). */
+const ready = new WeakSet<ChildProcess>();
+
 function solgate(args: string[], env: Record<string, string>): ChildProcess {
   const c = spawn(process.execPath, [join(ROOT, 'bin', 'solgate.js'), ...args], {
     cwd: ROOT,
     env: { ...process.env, DATABASE_URL: t.url!, LOG_LEVEL: 'warn', SOLANA_RPC_URL: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  c.stdout!.on('data', (d: Buffer) => output.push(`[${args[0]} ${c.pid}] ${d}`));
+  c.stdout!.on('data', (d: Buffer) => {
+    if (String(d).includes('webhook delivery worker started')) ready.add(c);
+    if (!String(d).includes('"level":30')) output.push(`[${args[0]} ${c.pid}] ${d}`);
+  });
   c.stderr!.on('data', (d: Buffer) => output.push(`[${args[0]} ${c.pid}] ${d}`));
   children.push(c);
   return c;
 }
 
 const workerEnv = {
+  // info: the start line tells when a worker is up (the kill loop only kills while another one is).
+  LOG_LEVEL: 'info',
   SOLGATE_WEBHOOK_CONCURRENCY: '4',
   SOLGATE_WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
   SOLGATE_WEBHOOK_RETRY_BASE_MS: '100',
@@ -191,11 +199,13 @@ describe.skipIf(!hasPostgres)('webhook delivery under long faults and repeated w
     const workers: ChildProcess[] = Array.from({ length: WORKERS }, () => solgate(['worker'], workerEnv));
 
     // ---- phase A: faults, with a worker SIGKILLed and replaced every few seconds ----
+    // A worker is killed only while every worker has started, so one always runs on however busy a machine.
     let kills = 0;
     let killing = true;
     const killer = (async () => {
       while (killing) {
         await sleep(P.killEveryMs);
+        while (killing && !workers.every((w) => ready.has(w))) await sleep(100);
         if (!killing) break;
         const i = kills % workers.length;
         workers[i].kill('SIGKILL');
