@@ -54,7 +54,7 @@ function methodEntry(m: RpcMethod, wireName: string): Record<string, unknown> {
   return {
     name: wireName,
     summary: isAlias ? `alias of ${m.name}` : `${m.name} (${m.credits} credits)`,
-    ...(isAlias ? { description: `Same method as ${m.name}: same params and result.` } : {}),
+    ...(isAlias ? { description: `Same method as ${m.name}: same params and result.` } : typeof s?.description === 'string' ? { description: s.description } : {}),
     tags: [{ name: DAS.has(m.name) ? 'DAS' : 'ZK Compression' }],
     paramStructure,
     params,

@@ -16,14 +16,17 @@ export type AccountId = { kind: 'address'; address: string } | { kind: 'hash'; h
  * The `{address?, hash?}` request: an object (params may not be omitted), both fields optional for the schema —
  * giving neither is Photon's -32000 `Validation Error: Either address or hash must be provided`, not a params error.
  */
-export const ACCOUNT_ID_PARAMS = byNameParams(
-  {
-    address: nullable({ ...PUBKEY, description: 'the compressed account address (wins over hash)' }),
-    hash: nullable({ ...HASH, description: 'the account hash (used when no address is given)' }),
-  },
-  [],
-  false,
-);
+export const ACCOUNT_ID_PARAMS: ObjectParamsSchema = {
+  ...byNameParams(
+    {
+      address: nullable({ ...PUBKEY, description: 'the compressed account address (wins over hash)' }),
+      hash: nullable({ ...HASH, description: 'the account hash (used when no address is given)' }),
+    },
+    [],
+    false,
+  ),
+  description: 'give address or hash; neither is -32000 `Validation Error: Either address or hash must be provided`',
+};
 
 /** The account a `{address?, hash?}` request names (`schema`: the method's, with the same two fields). */
 export function parseAccountId(params: unknown, schema: ObjectParamsSchema = ACCOUNT_ID_PARAMS): AccountId {

@@ -11,10 +11,13 @@ import { hash, PAGE_LIMIT, pubkey, schemaParams } from './params.js';
 import { HASH, PUBKEY, byNameParams, nullable } from '../rpc/params-schema.js';
 
 /** getMultipleCompressedAccounts(V2) params: exactly one of `hashes` / `addresses` (neither or both: -32000). */
-export const MULTIPLE_ACCOUNTS_PARAMS = byNameParams({
-  hashes: nullable({ type: 'array', items: HASH, maxItems: PAGE_LIMIT, description: 'account hashes (not with addresses)' }),
-  addresses: nullable({ type: 'array', items: PUBKEY, maxItems: PAGE_LIMIT, description: 'compressed account addresses (not with hashes)' }),
-});
+export const MULTIPLE_ACCOUNTS_PARAMS = {
+  ...byNameParams({
+    hashes: nullable({ type: 'array', items: HASH, maxItems: PAGE_LIMIT, description: 'account hashes (not with addresses)' }),
+    addresses: nullable({ type: 'array', items: PUBKEY, maxItems: PAGE_LIMIT, description: 'compressed account addresses (not with hashes)' }),
+  }),
+  description: 'give hashes or addresses; neither or both is -32000 `Validation Error: Either hashes or addresses must be provided`',
+};
 
 export async function multipleAccounts(deps: ApiDeps, params: unknown): Promise<(ZkAccount | null)[]> {
   const p = schemaParams(params, MULTIPLE_ACCOUNTS_PARAMS);

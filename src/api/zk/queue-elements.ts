@@ -55,15 +55,18 @@ export const QUEUE_REQUEST: ObjectParamsSchema = byNameParams(
 );
 
 /** getQueueElements params: the tree and at least one queue (none requested is -32000). */
-export const QUEUE_ELEMENTS_PARAMS = byNameParams(
-  {
-    tree: { ...PUBKEY, description: 'a V2 state tree (outputQueue, inputQueue) or V2 address tree (addressQueue)' },
-    outputQueue: nullable(QUEUE_REQUEST),
-    inputQueue: nullable(QUEUE_REQUEST),
-    addressQueue: nullable(QUEUE_REQUEST),
-  },
-  ['tree'],
-);
+export const QUEUE_ELEMENTS_PARAMS = {
+  ...byNameParams(
+    {
+      tree: { ...PUBKEY, description: 'a V2 state tree (outputQueue, inputQueue) or V2 address tree (addressQueue)' },
+      outputQueue: nullable(QUEUE_REQUEST),
+      inputQueue: nullable(QUEUE_REQUEST),
+      addressQueue: nullable(QUEUE_REQUEST),
+    },
+    ['tree'],
+  ),
+  description: 'request at least one queue; none is -32000 `Validation Error: At least one queue must be requested`',
+};
 
 function queueRequest(v: unknown, name: string): QueueRequest | null {
   if (v === undefined || v === null) return null;

@@ -31,14 +31,20 @@ const HASHES = nullable({ type: 'array', items: HASH, maxItems: 1000, descriptio
 const WITH_TREES = nullable({ type: 'array', items: ADDRESS_WITH_TREE, maxItems: MAX_ADDRESSES, description: 'new addresses to prove absent from their address trees' });
 
 /** getValidityProof params: `{hashes?, newAddresses? (deprecated), newAddressesWithTrees?}` (params may be omitted). */
-export const VALIDITY_PROOF_PARAMS = byNameParams({
-  hashes: HASHES,
-  newAddresses: nullable({ type: 'array', items: PUBKEY, maxItems: MAX_ADDRESSES, description: 'deprecated: new addresses in the V1 address tree (not with newAddressesWithTrees)' }),
-  newAddressesWithTrees: WITH_TREES,
-});
+export const VALIDITY_PROOF_PARAMS = {
+  ...byNameParams({
+    hashes: HASHES,
+    newAddresses: nullable({ type: 'array', items: PUBKEY, maxItems: MAX_ADDRESSES, description: 'deprecated: new addresses in the V1 address tree (not with newAddressesWithTrees)' }),
+    newAddressesWithTrees: WITH_TREES,
+  }),
+  description: 'newAddresses with newAddressesWithTrees is -32000 `Validation Error`; nothing to prove is -32000 too',
+};
 
 /** getValidityProofV2 params: `{hashes?, newAddressesWithTrees?}` (params may be omitted). */
-export const VALIDITY_PROOF_V2_PARAMS = byNameParams({ hashes: HASHES, newAddressesWithTrees: WITH_TREES });
+export const VALIDITY_PROOF_V2_PARAMS = {
+  ...byNameParams({ hashes: HASHES, newAddressesWithTrees: WITH_TREES }),
+  description: 'nothing to prove answers compressedProof null and empty lists',
+};
 
 /** V1 params: `{hashes?, newAddressesWithTrees?, newAddresses? (deprecated: addresses in the V1 address tree)}`. */
 export function parseValidityProofParams(params: unknown, v2: boolean): ValidityProofRequest {

@@ -10,14 +10,17 @@ import type { RpcMethod } from '../../method.js';
 import { byNameParams } from '../../params-schema.js';
 
 /** `{address?, hash?}` as for getCompressedAccount, with `address` taken as the token owner (Photon's quirk). */
-export const paramsSchema = byNameParams(
-  {
-    address: { ...ACCOUNT_ID_PARAMS.properties.address, description: 'a token owner: the balance of its first token account (mint, hash order); wins over hash' },
-    hash: ACCOUNT_ID_PARAMS.properties.hash,
-  },
-  [],
-  false,
-);
+export const paramsSchema = {
+  ...byNameParams(
+    {
+      address: { ...ACCOUNT_ID_PARAMS.properties.address, description: 'a token owner: the balance of its first token account (mint, hash order); wins over hash' },
+      hash: ACCOUNT_ID_PARAMS.properties.hash,
+    },
+    [],
+    false,
+  ),
+  description: ACCOUNT_ID_PARAMS.description,
+};
 
 export const getCompressedTokenAccountBalance: RpcMethod = {
   name: 'getCompressedTokenAccountBalance',
