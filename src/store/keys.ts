@@ -38,6 +38,8 @@ function toRecord(r: KeyRow): ApiKeyRecord {
 }
 
 const KEY_RE = /^sg_([0-9a-f]{16})_([A-Za-z0-9_-]{43})$/;
+/** A key id (16 hex digits): anything else names no key and is never sent to the database (a NUL byte there is an error). */
+const isKeyId = (id: string) => /^[0-9a-f]{16}$/.test(id);
 
 /** Compared against when the presented id is unknown (SHA-256 never yields 32 zero bytes in practice). */
 const NO_KEY_DIGEST = Buffer.alloc(32);
@@ -98,12 +100,14 @@ export async function listApiKeys(q: Queryable): Promise<ApiKeyRecord[]> {
 }
 
 export async function revokeApiKey(q: Queryable, id: string): Promise<boolean> {
+  if (!isKeyId(id)) return false;
   const { rows } = await q.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL RETURNING id', [id]);
   return rows.length > 0;
 }
 
 /** One key by id (no secret involved), or null. */
 export async function getApiKey(q: Queryable, id: string): Promise<ApiKeyRecord | null> {
+  if (!isKeyId(id)) return null;
   const { rows } = await q.query<KeyRow>('SELECT id, name, allowed_ips, plan, created_at, expires_at, revoked_at FROM api_keys WHERE id = $1', [id]);
   return rows.length ? toRecord(rows[0]) : null;
 }
@@ -114,6 +118,7 @@ export async function getApiKey(q: Queryable, id: string): Promise<ApiKeyRecord 
  * key does not exist or is revoked.
  */
 export async function rotateApiKey(q: Queryable, id: string): Promise<{ key: string; record: ApiKeyRecord } | null> {
+  if (!isKeyId(id)) return null;
   const key = newKey(id);
   const { rows } = await q.query<KeyRow>(
     `UPDATE api_keys SET key_hash = $2, rotated_at = now() WHERE id = $1 AND revoked_at IS NULL
@@ -129,6 +134,7 @@ export async function updateApiKey(
   id: string,
   o: { name?: string; plan?: string; allowedIps?: string[]; expiresAt?: Date | null },
 ): Promise<ApiKeyRecord | null> {
+  if (!isKeyId(id)) return null;
   const { rows } = await q.query<KeyRow>(
     `UPDATE api_keys SET name = COALESCE($2, name), plan = COALESCE($3, plan), allowed_ips = COALESCE($4::text[], allowed_ips),
             expires_at = CASE WHEN $5 THEN $6::timestamptz ELSE expires_at END

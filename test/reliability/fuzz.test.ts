@@ -46,6 +46,8 @@ const ADMIN_TOKEN = 'fuzz-admin-token-0123456789';
 const SCALE = LONG ? 10 : 1;
 /** Generated requests per property (short variant: 10,400 in all, plus the fixed cases). */
 const RUNS = { rest: 4200 * SCALE, rpc: 4200 * SCALE, sender: 1000 * SCALE, raw: 1000 * SCALE };
+/** fast-check seed of the run (recorded in the report; SOLGATE_FUZZ_SEED replays a run's generated requests). */
+const SEED = Number(process.env.SOLGATE_FUZZ_SEED ?? Date.now() % 2 ** 31);
 const DAS_DIR = join(import.meta.dirname, '..', 'fixtures', 'das');
 
 let ta: TestApp;
@@ -583,6 +585,7 @@ beforeAll(async () => {
 afterAll(async () => {
   record('fuzz', {
     variant: LONG ? 'long' : 'short',
+    seed: SEED,
     requestsPerInterface: stats.requests,
     requestsTotal: Object.values(stats.requests).reduce((a, b) => a + b, 0),
     jsonRpcCallsInBatchesAndSingles: stats.rpcCalls,
@@ -619,7 +622,7 @@ describe('fuzz: generated hostile requests', () => {
       fc.asyncProperty(fc.oneof(...routeArbs), async (r) => {
         await send(r);
       }),
-      { numRuns: RUNS.rest },
+      { numRuns: RUNS.rest, seed: SEED },
     );
     await assertAlive();
     expect(found(before)).toEqual([]);
@@ -632,7 +635,7 @@ describe('fuzz: generated hostile requests', () => {
         stats.rpcCalls += (() => { try { const b = JSON.parse(String(r.payload)); return Array.isArray(b) && b.length <= 100 ? b.length : 1; } catch { return 1; } })();
         await send(r);
       }),
-      { numRuns: RUNS.rpc },
+      { numRuns: RUNS.rpc, seed: SEED + 1 },
     );
     await assertAlive();
     expect(found(before)).toEqual([]);
@@ -644,7 +647,7 @@ describe('fuzz: generated hostile requests', () => {
       fc.asyncProperty(senderRequest(), async (r) => {
         await send(r);
       }),
-      { numRuns: RUNS.sender },
+      { numRuns: RUNS.sender, seed: SEED + 2 },
     );
     await assertAlive();
     expect(found(before)).toEqual([]);
@@ -665,7 +668,7 @@ describe('fuzz: generated hostile requests', () => {
         const payload = method === 'GET' || method === 'HEAD' ? undefined : body;
         await send({ method, url: `${url}?api-key=${ta.key}`, headers: headers as Record<string, string>, payload });
       }),
-      { numRuns: RUNS.raw },
+      { numRuns: RUNS.raw, seed: SEED + 3 },
     );
     await assertAlive();
     expect(found(before)).toEqual([]);
@@ -710,6 +713,21 @@ describe('fuzz: regressions (counterexamples this suite found, minimal)', () => 
     expect(id.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32600 }, id: null });
   });
 
+  it('admin API: a key id with a NUL byte is a 404 like any unknown id (was a 500: the database refuses NUL in text)', async () => {
+    const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
+    for (const [method, url, payload] of [
+      ['GET', '/admin/api/keys/%00/usage', undefined],
+      ['POST', '/admin/api/keys/a%00b/revoke', undefined],
+      ['POST', '/admin/api/keys/%00/rotate', undefined],
+      ['PATCH', '/admin/api/keys/%00', { plan: 'free' }],
+      ['GET', '/admin/api/webhooks?keyId=%00', undefined],
+    ] as const) {
+      const r = await ta.app.inject({ method, url, headers: auth, payload });
+      expect(r.statusCode, url).toBe(404);
+      expect(r.json(), url).toMatchObject({ error: 'API key not found', code: 404 });
+    }
+  });
+
   it('a URL that is not valid percent-encoding, or an over-long path parameter, answers 400 in the REST format (was Fastify\'s own body)', async () => {
     for (const url of ['/v0/webhooks/%zz', '/v1/wallet/%E0%A4%A/balances', `/v0/webhooks/${'a'.repeat(101)}`, '/%ED%A0%80']) {
       const r = await ta.app.inject({ url: `${url}?api-key=${ta.key}` });
@@ -744,6 +762,28 @@ describe('fuzz: fixed hostile cases', () => {
       }
       await assertAlive();
     }
+    expect(found(before)).toEqual([]);
+  });
+
+  it('a NUL byte (which the database refuses in text) in every path, query and body parameter of every route and method', async () => {
+    const before = violations.length;
+    const nulIn = (v: unknown): unknown => (typeof v === 'string' ? `a\u0000${v}` : Array.isArray(v) ? v.map(nulIn) : isObj(v) ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, nulIn(x)])) : v);
+    const sample = (sch: Schema | null) => (sch ? fc.sample(shapedBy(sch, 0), { numRuns: 3, seed: SEED }) : [undefined]);
+    for (const r of routes) {
+      if (r.method === 'HEAD') continue;
+      const query = r.params.filter((p) => p.in === 'query').map((p) => `${enc(p.name)}=%00`).join('&');
+      for (const body of sample(r.body)) {
+        const path = r.url.replace(/:webhookID/g, webhookId).replace(/:id/g, victimKeyId);
+        for (const url of [r.url.replace(/:\w+/g, 'a%00b'), `${path}?${query}`]) {
+          const u = url.startsWith('/admin/') ? url : `${url}${url.includes('?') ? '&' : '?'}api-key=${ta.key}`;
+          await send({ method: r.method, url: u, headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_TOKEN}` }, payload: body === undefined ? undefined : JSON.stringify(nulIn(body)) });
+        }
+      }
+    }
+    for (const m of rpcMethods)
+      for (const params of sample(m.params ? { type: 'object', properties: Object.fromEntries(m.params.map((p) => [p.name, p.schema])) } : { type: 'object', properties: { id: { type: 'string' }, hash: { type: 'string' }, owner: { type: 'string' } } }))
+        await send({ method: 'POST', url: `/?api-key=${ta.key}`, headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ jsonrpc: '2.0', id: 1, method: m.name, params: nulIn(params) }) });
+    await assertAlive();
     expect(found(before)).toEqual([]);
   });
 
@@ -924,5 +964,13 @@ describe('fuzz: fixed hostile cases', () => {
       expect(await raw(req('GET', '/health', {}))).toMatch(/^HTTP\/1\.1 200/);
       expect(found(before)).toEqual([]);
     }, 120_000);
+  });
+});
+
+describe('fuzz: volume', () => {
+  it('sent at least 10,000 requests (short variant; ten times as many generated in the long one)', () => {
+    const total = Object.values(stats.requests).reduce((a, b) => a + b, 0);
+    expect(total).toBeGreaterThanOrEqual(LONG ? 100_000 : 10_000);
+    expect(stats.fiveXX).toBe(0);
   });
 });
