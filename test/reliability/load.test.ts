@@ -479,5 +479,6 @@ describe('load, memory and proof invariants against solgate serve', () => {
     expect(failures).toEqual([]);
     expect(proofFailuresMetric).toBe(0);
     expect(trend).toBeLessThan(SOAK_MAX_MB_PER_MIN);
-  });
+    // The soak alone lasts SOAK_MINUTES; the config's 30-minute test timeout would cut it off.
+  }, (SOAK_MINUTES + 15) * 60_000);
 });
