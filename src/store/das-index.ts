@@ -13,10 +13,15 @@ export function idKeyHex(id: string): string {
   return Buffer.from(base58ToBytes(id)).toString('hex');
 }
 
-/** Marks addresses whose rows changed (null when none). */
+/**
+ * Marks addresses whose rows changed (null when none). A mark that already exists is locked by a no-op update rather
+ * than left alone (DO NOTHING takes no lock): otherwise the refresher could claim it while this write is still
+ * uncommitted, derive the asset from the state before the write and consume the only mark, losing the change. Locked,
+ * the refresher's `SKIP LOCKED` leaves it for a later round; claimed first, this insert waits and re-creates it.
+ */
 export function dirtyStatement(keys: Iterable<string>): Statement | null {
   const uniq = [...new Set(keys)];
-  return bulkInsertStatement('das_dirty', [{ name: 'key', type: 'text', get: (k: string) => k }], uniq, 'ON CONFLICT (key) DO NOTHING');
+  return bulkInsertStatement('das_dirty', [{ name: 'key', type: 'text', get: (k: string) => k }], uniq, 'ON CONFLICT (key) DO UPDATE SET key = EXCLUDED.key');
 }
 
 /**
