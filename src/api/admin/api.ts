@@ -16,13 +16,14 @@
  *  - `GET    /admin/api/webhooks/:id/deliveries`    a webhook's delivery log (`limit`, `state`, `before` as in
  *                                                   /v0/webhooks/{id}/deliveries), each with its attempts
  */
+import { cursorOf, deliveryWire, parseCursor } from '../rest/webhook-deliveries.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { SolgateError } from '../../core/errors.js';
 import type { Db } from '../../store/db.js';
 import { createApiKey, getApiKey, listApiKeys, revokeApiKey, rotateApiKey, updateApiKey, type ApiKeyRecord } from '../../store/keys.js';
 import { usageOf } from '../../store/usage.js';
 import { getAnyWebhook, listAllWebhooks, usageTotalsSince, type WebhookSummary } from '../../store/admin.js';
-import { attemptsOf, listDeliveries, type AttemptRow, type DeliveryRow, type DeliveryState } from '../../store/webhook-events.js';
+import { attemptsOf, listDeliveries, type AttemptRow, type DeliveryState } from '../../store/webhook-events.js';
 import { planOf, type PlanTable } from '../../accounts/plans.js';
 import { parseAllowEntry } from '../plugins/ip-allow.js';
 
@@ -86,16 +87,6 @@ function parseDay(name: string, s: string): number {
   return t;
 }
 
-function cursorOf(d: DeliveryRow): string {
-  return Buffer.from(`${d.position}:${d.id}`).toString('base64url');
-}
-
-function parseCursor(s: string): { position: number; id: number } {
-  const m = /^(\d{1,17}):(\d{1,17})$/.exec(Buffer.from(s, 'base64url').toString('utf8'));
-  if (!m) throw new SolgateError('INVALID_PARAMS', 'Invalid pagination token', { details: 'pass back the paginationToken of a previous page' });
-  return { position: Number(m[1]), id: Number(m[2]) };
-}
-
 function webhookWire(w: WebhookSummary) {
   return {
     webhookID: w.id,
@@ -112,23 +103,6 @@ function webhookWire(w: WebhookSummary) {
     deactivatedAt: w.deactivatedAt?.toISOString() ?? null,
     counts: w.counts,
     lastAttemptAt: w.lastAttemptAt?.toISOString() ?? null,
-  };
-}
-
-function deliveryWire(d: DeliveryRow, attempts: AttemptRow[]) {
-  return {
-    deliveryId: String(d.id),
-    signature: d.signature,
-    slot: d.slot,
-    state: d.state,
-    attempts: d.attempts,
-    queuedAt: d.queuedAt.toISOString(),
-    nextAttemptAt: d.state === 'pending' ? d.nextAttemptAt.toISOString() : null,
-    lastAttemptAt: d.lastAttemptAt?.toISOString() ?? null,
-    lastStatus: d.lastStatus,
-    lastError: d.lastError,
-    deliveredAt: d.deliveredAt?.toISOString() ?? null,
-    attemptLog: attempts.map((a) => ({ attempt: a.attempt, at: a.at.toISOString(), ok: a.ok, status: a.status, latencyMs: a.latencyMs, error: a.error })),
   };
 }
 
@@ -325,7 +299,7 @@ export function registerAdminApi(app: FastifyInstance, o: AdminApiOptions): void
       for (const a of attempts) byEvent.set(a.eventId, [...(byEvent.get(a.eventId) ?? []), a]);
       return {
         webhook: webhookWire(w),
-        deliveries: rows.map((r) => deliveryWire(r, byEvent.get(r.id) ?? [])),
+        deliveries: rows.map((r) => deliveryWire(w.id, r, byEvent.get(r.id) ?? [])),
         paginationToken: rows.length === q.limit ? cursorOf(rows[rows.length - 1]) : null,
       };
     },

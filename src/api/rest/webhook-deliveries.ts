@@ -22,11 +22,12 @@ import type { Db } from '../../store/db.js';
 const STATES: DeliveryState[] = ['pending', 'delivered', 'failed'];
 const idParams = { type: 'object', properties: { webhookID: { type: 'string' } }, required: ['webhookID'] } as const;
 
-function cursorOf(d: DeliveryRow): string {
+/** The paginationToken after `d` (shared with the admin API's delivery log). */
+export function cursorOf(d: DeliveryRow): string {
   return Buffer.from(`${d.position}:${d.id}`).toString('base64url');
 }
 
-function parseCursor(s: string): { position: number; id: number } {
+export function parseCursor(s: string): { position: number; id: number } {
   const m = /^(\d{1,17}):(\d{1,17})$/.exec(Buffer.from(s, 'base64url').toString('utf8'));
   if (!m) throw invalidParams('Invalid pagination token', 'pass back the paginationToken of a previous page');
   return { position: Number(m[1]), id: Number(m[2]) };
@@ -36,7 +37,8 @@ function attemptWire(a: AttemptRow) {
   return { attempt: a.attempt, at: a.at.toISOString(), ok: a.ok, status: a.status, latencyMs: a.latencyMs, error: a.error, worker: a.worker };
 }
 
-function deliveryWire(webhookId: string, d: DeliveryRow, attempts: AttemptRow[]) {
+/** One delivery with its attempts in the wire shape (also the admin API's). */
+export function deliveryWire(webhookId: string, d: DeliveryRow, attempts: AttemptRow[]) {
   return {
     deliveryId: String(d.id),
     eventId: eventId(webhookId, d.signature),
