@@ -32,7 +32,8 @@ import {
 } from '../core/programs.js';
 import { INSCRIPTIONS_PROGRAM, MPL_CORE_PROGRAM, TOKEN_METADATA_PROGRAM } from '../parsers/asset-accounts.js';
 import { normalizeAccountSnapshot } from './normalize-rpc.js';
-import type { RpcClient } from './rpc-client.js';
+import { createRpcClient, type FetchLike, type RetryOptions, type RpcClient } from './rpc-client.js';
+import type { PollerCommitment } from './rpc-poller.js';
 
 /** Programs whose own accounts carry asset state: a missing account they listed is reported owned by them. */
 const ASSET_PROGRAMS: ReadonlySet<string> = new Set([TOKEN_METADATA_PROGRAM, MPL_CORE_PROGRAM, INSCRIPTIONS_PROGRAM]);
@@ -169,4 +170,52 @@ async function fetchChunk(
     const u = normalizeAccountSnapshot({ ...(v as Record<string, unknown>), pubkey, slot: ctxSlot });
     return { ...u, writeVersion: 0n };
   });
+}
+
+export interface FetchAccountsOptions extends RetryOptions {
+  commitment?: PollerCommitment | 'processed';
+  fetchImpl?: FetchLike;
+  /** Reuse an existing client (its retry settings apply); otherwise one is created and closed. */
+  client?: RpcClient;
+  signal?: AbortSignal;
+}
+
+/**
+ * Fetches the current state of `pubkeys` with `getMultipleAccounts` (chunks of 100, base64), e.g. to refresh
+ * accounts touched by a block. `slot` is the response's `context.slot`. An account that does not exist is
+ * returned as what the runtime considers it: 0 lamports, System-owned, no data — so a closed account is
+ * seen as closed rather than silently left stale.
+ */
+export async function fetchAccounts(
+  url: string,
+  pubkeys: string[],
+  opts: FetchAccountsOptions = {},
+): Promise<AccountUpdate[]> {
+  const client = opts.client ?? createRpcClient({ ...opts, url });
+  try {
+    const out: AccountUpdate[] = [];
+    for (let i = 0; i < pubkeys.length; i += 100) {
+      const chunk = pubkeys.slice(i, i + 100);
+      const res = await client.call<{ context?: { slot?: unknown }; value?: unknown }>(
+        'getMultipleAccounts',
+        [chunk, { encoding: 'base64', commitment: opts.commitment ?? 'confirmed' }],
+        opts.signal,
+      );
+      const slot = res?.context?.slot;
+      if (!Array.isArray(res?.value) || res.value.length !== chunk.length) {
+        const got = JSON.stringify(res)?.slice(0, 200);
+        throw new Error(`getMultipleAccounts: expected ${chunk.length} values, got ${got}`);
+      }
+      res.value.forEach((v, j) => {
+        const acc =
+          v === null
+            ? { lamports: 0, owner: SYSTEM_PROGRAM, data: ['', 'base64'], executable: false }
+            : (v as Record<string, unknown>);
+        out.push(normalizeAccountSnapshot({ ...acc, pubkey: chunk[j], slot }));
+      });
+    }
+    return out;
+  } finally {
+    if (!opts.client) await client.close();
+  }
 }

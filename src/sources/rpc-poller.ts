@@ -22,16 +22,14 @@
  * asset programs (see `account-fetch.ts`), because transactions alone do not carry account-derived asset data.
  */
 import type { Logger } from 'pino';
-import type { AccountUpdate, Block } from '../core/model.js';
-import { SYSTEM_PROGRAM } from '../core/programs.js';
+import type { Block } from '../core/model.js';
 import { fetchAccountsAtSlot, selectAccountsToFetch } from './account-fetch.js';
-import { normalizeAccountSnapshot, normalizeRpcBlock } from './normalize-rpc.js';
+import { normalizeRpcBlock } from './normalize-rpc.js';
 import {
   createRpcClient,
   isSkippedSlotError,
   type FetchLike,
   type RetryOptions,
-  type RpcClient,
 } from './rpc-client.js';
 import type { BlockSource } from './source.js';
 import { ingestBackfilledBlocks, ingestGapsDetected, ingestRpcErrors, ingestRpcRetries } from '../core/metrics.js';
@@ -378,50 +376,5 @@ function redactUrl(url: string): string {
   }
 }
 
-export interface FetchAccountsOptions extends RetryOptions {
-  commitment?: PollerCommitment | 'processed';
-  fetchImpl?: FetchLike;
-  /** Reuse an existing client (its retry settings apply); otherwise one is created and closed. */
-  client?: RpcClient;
-  signal?: AbortSignal;
-}
-
-/**
- * Fetches the current state of `pubkeys` with `getMultipleAccounts` (chunks of 100, base64), e.g. to refresh
- * accounts touched by a block. `slot` is the response's `context.slot`. An account that does not exist is
- * returned as what the runtime considers it: 0 lamports, System-owned, no data — so a closed account is
- * seen as closed rather than silently left stale.
- */
-export async function fetchAccounts(
-  url: string,
-  pubkeys: string[],
-  opts: FetchAccountsOptions = {},
-): Promise<AccountUpdate[]> {
-  const client = opts.client ?? createRpcClient({ ...opts, url });
-  try {
-    const out: AccountUpdate[] = [];
-    for (let i = 0; i < pubkeys.length; i += 100) {
-      const chunk = pubkeys.slice(i, i + 100);
-      const res = await client.call<{ context?: { slot?: unknown }; value?: unknown }>(
-        'getMultipleAccounts',
-        [chunk, { encoding: 'base64', commitment: opts.commitment ?? 'confirmed' }],
-        opts.signal,
-      );
-      const slot = res?.context?.slot;
-      if (!Array.isArray(res?.value) || res.value.length !== chunk.length) {
-        const got = JSON.stringify(res)?.slice(0, 200);
-        throw new Error(`getMultipleAccounts: expected ${chunk.length} values, got ${got}`);
-      }
-      res.value.forEach((v, j) => {
-        const acc =
-          v === null
-            ? { lamports: 0, owner: SYSTEM_PROGRAM, data: ['', 'base64'], executable: false }
-            : (v as Record<string, unknown>);
-        out.push(normalizeAccountSnapshot({ ...acc, pubkey: chunk[j], slot }));
-      });
-    }
-    return out;
-  } finally {
-    if (!opts.client) await client.close();
-  }
-}
+// Account reads over the same JSON-RPC (kept importable from here).
+export { fetchAccounts, type FetchAccountsOptions } from './account-fetch.js';
