@@ -326,6 +326,13 @@ function slopeMbPerMin(samples: { at: number; rss: number }[]): number {
   return den === 0 ? 0 : num / den;
 }
 
+/** Memory over time for the report: the mean RSS (MiB) of each minute's samples. */
+function rssByMinute(samples: { at: number; rss: number }[]): number[] {
+  const byMinute: number[][] = [];
+  for (const s of samples) (byMinute[Math.floor(s.at / 60_000)] ??= []).push(s.rss / 2 ** 20);
+  return Array.from(byMinute, (xs) => (xs?.length ? Math.round(xs.reduce((a, b) => a + b, 0) / xs.length) : 0));
+}
+
 function sampleRss(): { samples: { at: number; rss: number }[]; stop: () => Promise<void> } {
   const samples: { at: number; rss: number }[] = [];
   const start = Date.now();
@@ -468,6 +475,7 @@ describe('load, memory and proof invariants against solgate serve', () => {
     const mb = rss.samples.map((s) => s.rss / 2 ** 20);
     record('load-soak', {
       minutes: SOAK_MINUTES, connections: SOAK_CONNECTIONS, soak: summary(soak), statusesByKey: tally, rssSamples: rss.samples.length,
+      rssMbByMinute: rssByMinute(rss.samples),
       rssMbFirst: Math.round(mb[0] ?? 0), rssMbLast: Math.round(mb.at(-1) ?? 0), rssMbMax: Math.round(Math.max(...mb)),
       rssTrendSecondHalfMbPerMin: Number(trend.toFixed(3)), rssTrendThresholdMbPerMin: SOAK_MAX_MB_PER_MIN,
       proofSweeps: sweeps, proofsChecked: { ...checked }, proofFailures: failures.length, serverProofVerificationFailures: proofFailuresMetric,
