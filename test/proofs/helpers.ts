@@ -4,17 +4,7 @@
  */
 import { changeLogPathToRows, type ChangeLogPathNode, type NodeRow } from '../../src/proofs/paths.js';
 
-/** mulberry32: small, fast, deterministic. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { rng } from '../helpers/rng.js';
 
 /** Integer in [0, n). */
 export function randInt(rand: () => number, n: number): number {

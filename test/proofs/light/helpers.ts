@@ -35,17 +35,7 @@ export const snap = {
 export const b58 = (s: string): Uint8Array => bs58.decode(s);
 export const toB58 = (b: Uint8Array): string => bs58.encode(b);
 
-/** mulberry32: small, fast, deterministic. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { rng } from '../../helpers/rng.js';
 
 /** Uniform integer in [0, n) for any safe n (two draws, so n up to 2^53 is covered). */
 export function randIndex(rand: () => number, n: number): number {

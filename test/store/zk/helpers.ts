@@ -2,6 +2,7 @@
 import type { Db } from '../../../src/store/db.js';
 import { mergeZkWrites, type ZkWrite } from '../../../src/store/zk/types.js';
 import { writeZk } from '../../../src/store/zk/write.js';
+import { rng } from '../../helpers/rng.js';
 
 /** Every table of migration 009 except tree metadata (not written by writeZk). */
 export const ZK_TABLES = [
@@ -36,16 +37,9 @@ export async function applyMerged(db: Db, writes: readonly ZkWrite[]): Promise<v
   await db.tx((q) => writeZk(q, mergeZkWrites(writes)));
 }
 
-/** A deterministic shuffle (mulberry32). */
+/** A deterministic shuffle (seeded mulberry32). */
 export function shuffled<T>(xs: readonly T[], seed: number): T[] {
-  let a = seed >>> 0;
-  const rnd = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const rnd = rng(seed);
   const out = [...xs];
   for (let i = out.length - 1; i > 0; i--) {
     const j = Math.floor(rnd() * (i + 1));
