@@ -71,6 +71,19 @@ describe('admin API: enablement and auth', () => {
     expect(js.statusCode).toBe(200);
     expect(js.headers['content-type']).toMatch(/javascript/);
     expect((await ta.app.inject({ url: '/dashboard/assets/dashboard.css' })).headers['content-type']).toMatch(/text\/css/);
+    // Every module the entry script imports (and they in turn) is served as JavaScript from the same directory.
+    const seen = new Set<string>();
+    const queue = ['dashboard.js'];
+    while (queue.length) {
+      const file = queue.shift()!;
+      if (seen.has(file)) continue;
+      seen.add(file);
+      const r = await ta.app.inject({ url: `/dashboard/assets/${file}` });
+      expect(r.statusCode, file).toBe(200);
+      expect(r.headers['content-type'], file).toMatch(/javascript/);
+      for (const m of r.body.matchAll(/^import .* from '\.\/([\w-]+\.js)';$/gm)) queue.push(m[1]);
+    }
+    expect(seen.size).toBeGreaterThan(1);
     expect((await ta.app.inject({ url: '/dashboard/assets/..%2Fapi.ts' })).statusCode).toBe(404);
   });
 });

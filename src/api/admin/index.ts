@@ -33,6 +33,10 @@ declare module '../deps.js' {
 const STATIC_DIR = new URL('./static/', import.meta.url);
 const ASSETS: Record<string, string> = {
   'dashboard.js': 'text/javascript; charset=utf-8',
+  'dashboard-core.js': 'text/javascript; charset=utf-8',
+  'dashboard-keys.js': 'text/javascript; charset=utf-8',
+  'dashboard-usage.js': 'text/javascript; charset=utf-8',
+  'dashboard-webhooks.js': 'text/javascript; charset=utf-8',
   'dashboard.css': 'text/css; charset=utf-8',
 };
 
