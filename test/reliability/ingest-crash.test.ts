@@ -35,32 +35,17 @@ import { migrate } from '../../src/store/migrate.js';
 import { createApiKey } from '../../src/store/keys.js';
 import { createWebhook, type WebhookSettings } from '../../src/store/webhooks.js';
 import { CHAIN_TABLES, ZK_TABLES, createTestDb, tableDigests, type TestDb } from '../helpers/db.js';
-import { LONG, record } from './report.js';
+import { LONG } from './report.js';
+import { exited, reporter, rng, sleep, until as waitUntil } from './helpers.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const SLOTS = LONG ? 6000 : 1500;
 const KILLS = LONG ? 40 : 20;
 const PG_RESTARTS = LONG ? 4 : 2;
 const SEED = Number(process.env.SOLGATE_RELIABILITY_SEED ?? 20260911);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Records figures of this suite's section (and prints them, so a run's output carries them too). */
-function report(figures: Record<string, unknown>): void {
-  record('ingest-crash', figures);
-  console.log(`[ingest-crash] ${JSON.stringify(figures)}`);
-}
+const report = reporter('ingest-crash');
 
-/** mulberry32: the kill schedule is reproducible from SEED. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 let net: Localnet;
 let lastSlot = 0;
@@ -93,7 +78,6 @@ function ingest(databaseUrl: string): ChildProcess {
   return c;
 }
 
-const exited = (c: ChildProcess) => new Promise<void>((r) => (c.exitCode !== null || c.signalCode !== null ? r() : c.once('exit', () => r())));
 
 /** The checkpoint of a database, or null (none yet, or the server is unreachable). */
 async function checkpoint(pool: pg.Pool): Promise<number | null> {
@@ -105,13 +89,7 @@ async function checkpoint(pool: pg.Pool): Promise<number | null> {
   }
 }
 
-async function until(what: string, cond: () => Promise<boolean> | boolean, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${output.slice(-20).join('')}`);
-    await sleep(20);
-  }
-}
+const until = (what: string, cond: () => Promise<boolean> | boolean, ms: number) => waitUntil(what, cond, ms, { output });
 
 /** Registers the two webhooks (same URLs, same settings) the outbox digest covers. */
 async function registerHooks(db: Db): Promise<void> {

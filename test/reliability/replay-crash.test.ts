@@ -1,54 +1,58 @@
 /**
- * Crash recovery of ingestion on the recorded fixtures (issue #9; the localnet workload is in ingest-crash.test.ts):
- * the DAS reference indexer's recorded Geyser-style transactions and account snapshots (test/fixtures/das/decoded:
- * Bubblegum, Token Metadata, MPL Core, SPL Token) are replayed with `solgate replay` (a child process):
+ * Crash recovery of ingestion on the recorded fixtures (issue #9; the localnet workload is in ingest-crash.test.ts).
+ * Two recorded workloads are replayed with `solgate replay` (a child process):
  *
- * - reference: one replay into a fresh database, no faults;
- * - crash run: another fresh database; `solgate replay` of the same files SIGKILLed at seeded random moments
- *   (≥20 kills that hit a running process: during start-up and while it writes), restarted each time, then one run
- *   to the end.
+ * - the DAS reference indexer's recorded Geyser-style transactions and account snapshots (test/fixtures/das/decoded:
+ *   Bubblegum, Token Metadata, MPL Core, SPL Token), all in one database;
+ * - the Photon reference indexer's recorded Light (ZK Compression) transactions (test/fixtures/photon-transactions),
+ *   one database per recorded case (each case is its own chain history: V1/V2 state trees, address trees, batch
+ *   appends/nullifies, rollovers; mixing cases in one database would not be a history any chain produced), with the
+ *   Light tree metadata Photon's tests pre-seed (`--light-trees`).
+ *
+ * For each workload: a reference replay into a fresh database, no faults; then a crash run into another fresh
+ * database: `solgate replay` of the same files SIGKILLed at seeded random moments (kills that hit a running process:
+ * during start-up and while it writes), restarted each time, then one run to the end.
  *
  * A replay starts again from its first file each time, so every kill leaves some batches written and others not;
  * the writes are idempotent and guarded, so the final tables must equal the reference row for row (per-table md5 of
- * the ordered rows over CHAIN_TABLES; `ingest_checkpoint.updated_at` is left out by tableDigests). Needs PostgreSQL.
+ * the ordered rows over CHAIN_TABLES, plus ZK_TABLES for the Photon cases; `ingest_checkpoint.updated_at` is left out
+ * by tableDigests). Needs PostgreSQL.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CHAIN_TABLES, createTestDb, tableDigests, type TestDb } from '../helpers/db.js';
-import { LONG, record } from './report.js';
+import { CHAIN_TABLES, ZK_TABLES, createTestDb, tableDigests, type TestDb } from '../helpers/db.js';
+import { LONG } from './report.js';
+import { reporter, rng } from './helpers.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-const FIXTURES = ['transactions', 'accounts'].map((d) => join(ROOT, 'test', 'fixtures', 'das', 'decoded', d));
-const KILLS = LONG ? 60 : 20;
+const DAS = ['transactions', 'accounts'].map((d) => join(ROOT, 'test', 'fixtures', 'das', 'decoded', d));
+const PHOTON_DIR = join(ROOT, 'test', 'fixtures', 'photon-transactions');
+const LIGHT_TREES = join(ROOT, 'test', 'fixtures', 'photon-snapshots', 'tree-metadata.json');
+const PHOTON_CASES = readdirSync(PHOTON_DIR).sort();
+const DAS_KILLS = LONG ? 60 : 20;
+/** Kills per Photon case: the bigger cases (≥40 transactions) get the full count, the small ones a few. */
+const photonKills = (transactions: number) => (transactions >= 40 ? (LONG ? 30 : 10) : LONG ? 6 : 2);
 const SEED = Number(process.env.SOLGATE_RELIABILITY_SEED ?? 20261124);
 const hasPostgres = !!process.env.DATABASE_URL;
 const dbs: TestDb[] = [];
+const report = reporter('replay-crash');
 
-/** Mulberry32: the kill times of a run are reproducible from the seed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+type Exit = { code: number | null; signal: NodeJS.Signals | null; ms: number; output: string };
 
-/** Starts `solgate replay` of the fixtures into `url`; resolves with its exit (code or signal) and the time taken. */
-function replay(url: string): { child: ChildProcess; done: Promise<{ code: number | null; signal: NodeJS.Signals | null; ms: number; output: string }> } {
+/** Starts `solgate replay ...args` into `url`; resolves with its exit (code or signal) and the time taken. */
+function replay(url: string, args: string[]): { child: ChildProcess; done: Promise<Exit> } {
   const t0 = Date.now();
   const out: string[] = [];
-  const child = spawn(process.execPath, [join(ROOT, 'bin', 'solgate.js'), 'replay', ...FIXTURES], {
+  const child = spawn(process.execPath, [join(ROOT, 'bin', 'solgate.js'), 'replay', ...args], {
     cwd: ROOT,
     env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn', SOLGATE_OFFCHAIN_FETCH: 'false' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout!.on('data', (d: Buffer) => out.push(String(d)));
   child.stderr!.on('data', (d: Buffer) => out.push(String(d)));
-  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; ms: number; output: string }>((resolve) =>
+  const done = new Promise<Exit>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal, ms: Date.now() - t0, output: out.join('') })),
   );
   return { child, done };
@@ -60,60 +64,79 @@ async function freshDb(): Promise<TestDb> {
   return t;
 }
 
+/**
+ * One workload: a clean reference replay, then `kills` SIGKILLed replays into another database at seeded moments
+ * (uniform over a clean run's duration, start-up included) and one run to the end. Returns the figures and the
+ * tables whose digests differ from the reference.
+ */
+async function crashRun(args: string[], tables: readonly string[], kills: number, seed: number) {
+  const ref = await freshDb();
+  const clean = await replay(ref.url!, args).done;
+  expect(clean.code, clean.output).toBe(0);
+  const reference = await tableDigests(ref.db, tables);
+  const rows = Object.values(reference).reduce((a, d) => a + d.rows, 0);
+
+  const t = await freshDb();
+  const random = rng(seed);
+  let killed = 0;
+  let finishedBeforeKill = 0;
+  let attempts = 0;
+  const killedAtMs: number[] = [];
+  while (killed < kills && attempts < kills * 4) {
+    attempts++;
+    const r = replay(t.url!, args);
+    const at = Math.round(random() * clean.ms);
+    const timer = setTimeout(() => r.child.kill('SIGKILL'), at);
+    const res = await r.done;
+    clearTimeout(timer);
+    if (res.signal === 'SIGKILL') {
+      killed++;
+      killedAtMs.push(at);
+    } else {
+      expect(res.code, res.output).toBe(0);
+      finishedBeforeKill++;
+    }
+  }
+  expect(killed).toBeGreaterThanOrEqual(kills);
+  const last = await replay(t.url!, args).done;
+  expect(last.code, last.output).toBe(0);
+  const after = await tableDigests(t.db, tables);
+  const differing = Object.keys(reference).filter((k) => reference[k].md5 !== after[k]?.md5 || reference[k].rows !== after[k]?.rows);
+  return {
+    figures: { kills: killed, finishedBeforeKill, killedAtMs, cleanReplayMs: clean.ms, tablesCompared: tables.length, rowsCompared: rows, digestsEqual: differing.length === 0, differingTables: differing },
+    rows,
+    differing,
+  };
+}
+
 afterAll(async () => {
   for (const t of dbs) await t.drop().catch(() => {});
 });
 
-describe.skipIf(!hasPostgres)('replay crash recovery on the recorded DAS fixtures (needs DATABASE_URL)', () => {
-  it(`solgate replay SIGKILLed ${KILLS}+ times, then run to the end: tables identical to one clean replay`, async () => {
-    const ref = await freshDb();
-    const clean = await replay(ref.url!).done;
-    expect(clean.code, clean.output).toBe(0);
-    const reference = await tableDigests(ref.db, CHAIN_TABLES);
-    const rows = Object.values(reference).reduce((a, d) => a + d.rows, 0);
+describe.skipIf(!hasPostgres)('replay crash recovery on the recorded fixtures (needs DATABASE_URL)', () => {
+  it(`DAS fixtures: solgate replay SIGKILLed ${DAS_KILLS}+ times, then run to the end: tables identical to one clean replay`, async () => {
+    const { figures, rows, differing } = await crashRun(DAS, CHAIN_TABLES, DAS_KILLS, SEED);
     expect(rows).toBeGreaterThan(100);
-
-    const t = await freshDb();
-    const random = rng(SEED);
-    let kills = 0;
-    let finishedBeforeKill = 0;
-    let attempts = 0;
-    const killedAtMs: number[] = [];
-    while (kills < KILLS && attempts < KILLS * 4) {
-      attempts++;
-      const r = replay(t.url!);
-      // Uniform over start-up and the writing part of a clean run's duration.
-      const at = Math.round(random() * clean.ms);
-      const timer = setTimeout(() => r.child.kill('SIGKILL'), at);
-      const res = await r.done;
-      clearTimeout(timer);
-      if (res.signal === 'SIGKILL') {
-        kills++;
-        killedAtMs.push(at);
-      } else {
-        expect(res.code, res.output).toBe(0);
-        finishedBeforeKill++;
-      }
-    }
-    expect(kills).toBeGreaterThanOrEqual(KILLS);
-    const last = await replay(t.url!).done;
-    expect(last.code, last.output).toBe(0);
-    const after = await tableDigests(t.db, CHAIN_TABLES);
-    const differing = Object.keys(reference).filter((k) => reference[k].md5 !== after[k]?.md5 || reference[k].rows !== after[k]?.rows);
-    const figures = {
-      fixtures: 'test/fixtures/das/decoded (transactions, accounts)',
-      seed: SEED,
-      kills,
-      finishedBeforeKill,
-      killedAtMs,
-      cleanReplayMs: clean.ms,
-      tablesCompared: Object.keys(reference).length,
-      rowsCompared: rows,
-      digestsEqual: differing.length === 0,
-      differingTables: differing,
-    };
-    record('replay-crash', figures);
-    console.log(`[replay-crash] ${JSON.stringify(figures)}`);
+    report({ das: { fixtures: 'test/fixtures/das/decoded (transactions, accounts)', seed: SEED, ...figures } });
     expect(differing).toEqual([]);
   }, 20 * 60_000);
+
+  it('Photon fixtures, one database per recorded case: SIGKILLed replays, then run to the end: ZK and chain tables identical to one clean replay', async () => {
+    const perCase: Record<string, unknown> = {};
+    const failures: string[] = [];
+    let totalKills = 0;
+    for (const [i, name] of PHOTON_CASES.entries()) {
+      const dir = join(PHOTON_DIR, name);
+      const transactions = readdirSync(dir).length;
+      const { figures, differing } = await crashRun(['--light-trees', LIGHT_TREES, dir], [...CHAIN_TABLES, ...ZK_TABLES], photonKills(transactions), SEED + i + 1);
+      // A clean replay of every case writes ZK rows (accounts, nodes, transactions): the comparison is not vacuous.
+      expect(figures.rowsCompared, name).toBeGreaterThan(transactions);
+      perCase[name] = { transactions, ...figures };
+      totalKills += figures.kills;
+      if (differing.length) failures.push(`${name}: ${differing.join(', ')}`);
+    }
+    report({ photon: { fixtures: 'test/fixtures/photon-transactions (one database per case)', seed: SEED, cases: PHOTON_CASES.length, kills: totalKills, perCase } });
+    expect(totalKills).toBeGreaterThanOrEqual(20);
+    expect(failures).toEqual([]);
+  }, 30 * 60_000);
 });

@@ -59,11 +59,11 @@ import { adminTokenMatches } from '../../src/api/admin/auth.js';
 import type { SenderDeps } from '../../src/sender/routes.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 import { OUT_DIR, record } from './report.js';
+import { sleep } from './helpers.js';
 
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, '..', '..');
 const silent = pino({ level: 'silent' });
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const WALLET = '86xCnPeV69n6t3DnyGvkKobf9FdN2H9oiVDdaMpo2MMY';
 const PUBLIC_IP = '93.184.216.34';
 const tse = vi.mocked(nodeCrypto.timingSafeEqual);

@@ -32,7 +32,8 @@ import { getCheckpoint } from '../../src/store/chain.js';
 import type { Db } from '../../src/store/db.js';
 import { CHAIN_TABLES, ZK_TABLES, createTestDb, tableDigests, type TestDb } from '../helpers/db.js';
 import { startFaultProxy, type Fault, type FaultProxy, type RpcRequest } from './fault-proxy.js';
-import { LONG, record } from './report.js';
+import { LONG } from './report.js';
+import { reporter, rng, sleep, until as waitUntil } from './helpers.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const SLOTS = LONG ? 4000 : 800;
@@ -40,24 +41,9 @@ const PER_KIND = LONG ? 30 : 6;
 const SEED = Number(process.env.SOLGATE_RELIABILITY_SEED ?? 20260911);
 /** The poller's gap re-check depth in part 1 (slots behind the tip); faults are kept below lastSlot - 2 × this. */
 const RECHECK_DEPTH = 16;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Records figures of this suite's section (and prints them, so a run's output carries them too). */
-function report(figures: Record<string, unknown>): void {
-  record('upstream-faults', figures);
-  console.log(`[upstream-faults] ${JSON.stringify(figures)}`);
-}
+const report = reporter('upstream-faults');
 
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 let net: Localnet;
 let lastSlot = 0;
@@ -71,13 +57,7 @@ const children: ChildProcess[] = [];
 const output: string[] = [];
 const hasPostgres = !!process.env.DATABASE_URL;
 
-async function until(what: string, cond: () => Promise<boolean> | boolean, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${output.slice(-20).join('')}`);
-    await sleep(50);
-  }
-}
+const until = (what: string, cond: () => Promise<boolean> | boolean, ms: number) => waitUntil(what, cond, ms, { output, everyMs: 50 });
 
 /**
  * Ingests from `url` in-process until every produced block is in (and `done()` holds), then stops and lets the

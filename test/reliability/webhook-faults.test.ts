@@ -33,6 +33,7 @@ import { eventId } from '../../src/webhooks/signing.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 import { startReceiver, type Behaviour, type Received, type Receiver } from '../webhooks/receiver.js';
 import { LONG, record } from './report.js';
+import { sleep, until as waitUntil } from './helpers.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const SOL = 1_000_000_000n;
@@ -76,7 +77,6 @@ async function transfer(to: string): Promise<void> {
   sent.push({ signature, slot: net.chain.produceSlot()!.slot, to, phase });
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Transfers round-robin over `wallets` every `gapMs` until stopped. */
 function pump(wallets: () => string[], gapMs = 100): { stop: () => Promise<void> } {
@@ -136,13 +136,7 @@ async function openReceiver(port = 0): Promise<Receiver> {
   return r;
 }
 
-async function until(what: string, cond: () => boolean | Promise<boolean>, ms = 120_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${output.slice(-20).join('')}`);
-    await sleep(100);
-  }
-}
+const until = (what: string, cond: () => boolean | Promise<boolean>, ms = 120_000) => waitUntil(what, cond, ms, { output, everyMs: 100 });
 
 const sigOf = (r: Received) => {
   const x = JSON.parse(r.body)[0];
