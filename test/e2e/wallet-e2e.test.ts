@@ -3,30 +3,20 @@
  * them into the database; every Wallet endpoint answers with values derived from what this test sent.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import pino from 'pino';
 import { generateKeyPairSigner, type Address, type Instruction, type KeyPairSigner } from '@solana/kit';
-import { getCreateAccountInstruction, getTransferSolInstruction } from '@solana-program/system';
-import {
-  TOKEN_PROGRAM_ADDRESS,
-  findAssociatedTokenPda,
-  getCreateAssociatedTokenIdempotentInstructionAsync,
-  getInitializeMint2Instruction,
-  getMintToCheckedInstruction,
-  getTransferCheckedInstruction,
-} from '@solana-program/token';
+import { getTransferSolInstruction } from '@solana-program/system';
+import { getTransferCheckedInstruction } from '@solana-program/token';
 import { createLocalnet, type Localnet } from '../../src/sources/localnet/index.js';
-import { buildWireTransaction } from '../../src/sources/localnet/demo.js';
-import { createRpcPoller } from '../../src/sources/rpc-poller.js';
-import { createIngester } from '../../src/ingest/pipeline.js';
-import { getCheckpoint } from '../../src/store/chain.js';
 import { upsertIdentities } from '../../src/store/identities.js';
-import { createTestApp, type TestApp } from '../helpers/app.js';
+import { createTestApp, getOk, type TestApp } from '../helpers/app.js';
+import { ingestUntil, localnetSender, type LocalnetSender } from '../localnet/helpers.js';
 
 const SOL = 1_000_000_000n;
 const DECIMALS = 6;
 const NATIVE = 'So11111111111111111111111111111111111111112';
 
 let net: Localnet;
+let sender: LocalnetSender;
 let ta: TestApp;
 let A: KeyPairSigner, B: KeyPairSigner, C: KeyPairSigner, mint: KeyPairSigner;
 let ataA: Address, ataB: Address;
@@ -43,36 +33,23 @@ interface Sent {
 }
 const sent: Sent[] = [];
 
-async function rpc<T>(method: string, params: unknown[]): Promise<T> {
-  const r = await fetch(net.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
-  const body = (await r.json()) as { result?: T; error?: { message: string } };
-  if (body.error) throw new Error(`${method}: ${body.error.message}`);
-  return body.result as T;
-}
-
 async function send(payer: KeyPairSigner, ixs: Instruction[], meta: Omit<Sent, 'signature' | 'slot'>): Promise<string> {
-  const { value } = await rpc<{ value: { blockhash: string; lastValidBlockHeight: number } }>('getLatestBlockhash', []);
-  const wire = await buildWireTransaction({ feePayer: payer, instructions: ixs, blockhash: value.blockhash, lastValidBlockHeight: value.lastValidBlockHeight });
-  const signature = await rpc<string>('sendTransaction', [Buffer.from(wire).toString('base64'), { encoding: 'base64', skipPreflight: true }]);
-  const block = net.chain.produceSlot();
-  sent.push({ ...meta, signature, slot: block!.slot });
+  const { signature, slot } = await sender.send(payer, ixs);
+  sent.push({ ...meta, signature, slot });
   return signature;
 }
 
-async function get(path: string) {
-  const r = await ta.app.inject({ method: 'GET', url: path, headers: { 'x-api-key': ta.key } });
-  expect(r.statusCode, `${path}: ${r.body}`).toBe(200);
-  return r.json();
-}
+const get = (path: string) => getOk(ta, path);
 
 beforeAll(async () => {
   net = await createLocalnet({ port: 0, slotMs: 0 });
+  sender = localnetSender(net);
   ta = await createTestApp();
   [A, B, C, mint] = await Promise.all([generateKeyPairSigner(), generateKeyPairSigner(), generateKeyPairSigner(), generateKeyPairSigner()]);
 
   // A is funded by the faucet; B and C are funded by A (their first incoming SOL).
-  const air = await rpc<string>('requestAirdrop', [A.address, Number(50n * SOL)]);
-  sent.push({ signature: air, slot: net.chain.produceSlot()!.slot, kind: 'airdrop', from: net.chain.faucet.address, to: A.address, amount: 50n * SOL, involves: [A.address] });
+  const air = await sender.airdrop(A.address, 50n * SOL);
+  sent.push({ ...air, kind: 'airdrop', from: net.chain.faucet.address, to: A.address, amount: 50n * SOL, involves: [A.address] });
   const solAmounts = [3n * SOL, 1_234_567n, 2n * SOL + 1n];
   for (const amount of solAmounts) {
     await send(A, [getTransferSolInstruction({ source: A, destination: B.address, amount })], { kind: 'sol', from: A.address, to: B.address, amount, involves: [A.address, B.address] });
@@ -80,16 +57,9 @@ beforeAll(async () => {
   await send(A, [getTransferSolInstruction({ source: A, destination: C.address, amount: SOL })], { kind: 'sol', from: A.address, to: C.address, amount: SOL, involves: [A.address, C.address] });
 
   // An SPL mint owned by A, ATAs for A and B, 1,000 tokens minted to A.
-  const rent = BigInt(await rpc<number>('getMinimumBalanceForRentExemption', [82]));
-  [ataA] = await findAssociatedTokenPda({ owner: A.address, mint: mint.address, tokenProgram: TOKEN_PROGRAM_ADDRESS });
-  [ataB] = await findAssociatedTokenPda({ owner: B.address, mint: mint.address, tokenProgram: TOKEN_PROGRAM_ADDRESS });
-  await send(A, [
-    getCreateAccountInstruction({ payer: A, newAccount: mint, lamports: rent, space: 82, programAddress: TOKEN_PROGRAM_ADDRESS }),
-    getInitializeMint2Instruction({ mint: mint.address, decimals: DECIMALS, mintAuthority: A.address }),
-    await getCreateAssociatedTokenIdempotentInstructionAsync({ payer: A, owner: A.address, mint: mint.address }),
-    await getCreateAssociatedTokenIdempotentInstructionAsync({ payer: A, owner: B.address, mint: mint.address }),
-    getMintToCheckedInstruction({ mint: mint.address, token: ataA, mintAuthority: A, amount: 1_000_000_000n, decimals: DECIMALS }),
-  ], { kind: 'setup', involves: [A.address, B.address] });
+  const setup = await sender.mintSetup(A, mint, DECIMALS, [A.address, B.address], 1_000_000_000n);
+  [ataA, ataB] = setup.atas;
+  await send(A, setup.instructions, { kind: 'setup', involves: [A.address, B.address] });
 
   // Token transfers A → B (B's wallet is not an account key of these: only its token account is).
   const tokenAmounts = [1_500_000n, 250_000n, 42n, 7_000_000n, 1n];
@@ -108,18 +78,7 @@ beforeAll(async () => {
   const last = sent[sent.length - 1].slot;
 
   // Ingest through the poller, exactly as from a real cluster.
-  const poller = createRpcPoller({ url: net.url, pollIntervalMs: 20, concurrency: 4 });
-  const ingester = createIngester(ta.t.db, pino({ level: 'silent' }));
-  const ctl = new AbortController();
-  const run = ingester.run(poller, { startSlot: 0, signal: ctl.signal });
-  const deadline = Date.now() + 60_000;
-  while (((await getCheckpoint(ta.t.db)) ?? -1) < last) {
-    if (Date.now() > deadline) throw new Error('ingestion did not reach the last slot');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  ctl.abort();
-  await run;
-  await poller.close();
+  await ingestUntil(ta.t.db, net.url, last);
   await upsertIdentities(ta.t.db, [{ address: net.chain.faucet.address, name: 'Test Faucet', type: 'faucet', category: 'Infrastructure', tags: ['test'] }]);
 }, 120_000);
 
@@ -130,7 +89,7 @@ afterAll(async () => {
 
 describe('Wallet REST over an indexed localnet', () => {
   it('balances: SOL equals the chain balance, tokens equal minted minus sent', async () => {
-    const chainA = BigInt(await rpc<{ value: number }>('getBalance', [A.address]).then((r) => r.value));
+    const chainA = BigInt(await sender.rpc<{ value: number }>('getBalance', [A.address]).then((r) => r.value));
     const body = await get(`/v1/wallet/${A.address}/balances`);
     expect(body.balances[0]).toMatchObject({ mint: NATIVE, decimals: 9 });
     expect(BigInt(Math.round(body.balances[0].balance * 1e9))).toBe(chainA);

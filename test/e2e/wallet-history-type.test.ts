@@ -5,24 +5,12 @@
  * from this log of what was sent.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import pino from 'pino';
 import { generateKeyPairSigner, type Address, type Instruction, type KeyPairSigner } from '@solana/kit';
-import { getCreateAccountInstruction, getTransferSolInstruction } from '@solana-program/system';
-import {
-  TOKEN_PROGRAM_ADDRESS,
-  findAssociatedTokenPda,
-  getBurnCheckedInstruction,
-  getCreateAssociatedTokenIdempotentInstructionAsync,
-  getInitializeMint2Instruction,
-  getMintToCheckedInstruction,
-  getTransferCheckedInstruction,
-} from '@solana-program/token';
+import { getTransferSolInstruction } from '@solana-program/system';
+import { getBurnCheckedInstruction, getMintToCheckedInstruction, getTransferCheckedInstruction } from '@solana-program/token';
 import { createLocalnet, type Localnet } from '../../src/sources/localnet/index.js';
-import { buildWireTransaction } from '../../src/sources/localnet/demo.js';
-import { createRpcPoller } from '../../src/sources/rpc-poller.js';
-import { createIngester } from '../../src/ingest/pipeline.js';
-import { getCheckpoint } from '../../src/store/chain.js';
-import { createTestApp, type TestApp } from '../helpers/app.js';
+import { createTestApp, getOk, type TestApp } from '../helpers/app.js';
+import { ingestUntil, localnetSender, type LocalnetSender } from '../localnet/helpers.js';
 
 const SOL = 1_000_000_000n;
 const DECIMALS = 6;
@@ -35,31 +23,18 @@ interface Sent {
 }
 
 let net: Localnet;
+let sender: LocalnetSender;
 let ta: TestApp;
 let A: KeyPairSigner, B: KeyPairSigner, mint: KeyPairSigner;
 let ataA: Address, ataB: Address;
 const sent: Sent[] = [];
 
-async function rpc<T>(method: string, params: unknown[]): Promise<T> {
-  const r = await fetch(net.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
-  const body = (await r.json()) as { result?: T; error?: { message: string } };
-  if (body.error) throw new Error(`${method}: ${body.error.message}`);
-  return body.result as T;
-}
-
 async function send(payer: KeyPairSigner, ixs: Instruction[], type: Kind, involves: string[]): Promise<void> {
-  const { value } = await rpc<{ value: { blockhash: string; lastValidBlockHeight: number } }>('getLatestBlockhash', []);
-  const wire = await buildWireTransaction({ feePayer: payer, instructions: ixs, blockhash: value.blockhash, lastValidBlockHeight: value.lastValidBlockHeight });
-  const signature = await rpc<string>('sendTransaction', [Buffer.from(wire).toString('base64'), { encoding: 'base64', skipPreflight: true }]);
-  net.chain.produceSlot();
+  const { signature } = await sender.send(payer, ixs);
   sent.push({ signature, type, involves });
 }
 
-async function get(path: string) {
-  const r = await ta.app.inject({ method: 'GET', url: path, headers: { 'x-api-key': ta.key } });
-  expect(r.statusCode, `${path}: ${r.body}`).toBe(200);
-  return r.json() as { data: { signature: string }[]; pagination: { hasMore: boolean; nextCursor: string | null } };
-}
+const get = (path: string): Promise<{ data: { signature: string }[]; pagination: { hasMore: boolean; nextCursor: string | null } }> => getOk(ta, path);
 
 const sigs = (body: { data: { signature: string }[] }) => body.data.map((d) => d.signature);
 /** What A's history filtered by `type` must be, newest first. */
@@ -67,25 +42,18 @@ const expected = (type: Kind, wallet = A.address) => sent.filter((s) => s.type =
 
 beforeAll(async () => {
   net = await createLocalnet({ port: 0, slotMs: 0 });
+  sender = localnetSender(net);
   ta = await createTestApp();
   [A, B, mint] = await Promise.all([generateKeyPairSigner(), generateKeyPairSigner(), generateKeyPairSigner()]);
   // The airdrop is a System transfer from the faucet: a TRANSFER too.
-  const air = await rpc<string>('requestAirdrop', [A.address, Number(20n * SOL)]);
-  net.chain.produceSlot();
-  sent.push({ signature: air, type: 'TRANSFER', involves: [A.address] });
+  const air = await sender.airdrop(A.address, 20n * SOL);
+  sent.push({ signature: air.signature, type: 'TRANSFER', involves: [A.address] });
 
   for (const amount of [SOL, 2n * SOL, 12_345n]) await send(A, [getTransferSolInstruction({ source: A, destination: B.address, amount })], 'TRANSFER', [A.address, B.address]);
 
-  const rent = BigInt(await rpc<number>('getMinimumBalanceForRentExemption', [82]));
-  [ataA] = await findAssociatedTokenPda({ owner: A.address, mint: mint.address, tokenProgram: TOKEN_PROGRAM_ADDRESS });
-  [ataB] = await findAssociatedTokenPda({ owner: B.address, mint: mint.address, tokenProgram: TOKEN_PROGRAM_ADDRESS });
-  await send(A, [
-    getCreateAccountInstruction({ payer: A, newAccount: mint, lamports: rent, space: 82, programAddress: TOKEN_PROGRAM_ADDRESS }),
-    getInitializeMint2Instruction({ mint: mint.address, decimals: DECIMALS, mintAuthority: A.address }),
-    await getCreateAssociatedTokenIdempotentInstructionAsync({ payer: A, owner: A.address, mint: mint.address }),
-    await getCreateAssociatedTokenIdempotentInstructionAsync({ payer: A, owner: B.address, mint: mint.address }),
-    getMintToCheckedInstruction({ mint: mint.address, token: ataA, mintAuthority: A, amount: 1_000_000_000n, decimals: DECIMALS }),
-  ], 'TOKEN_MINT', [A.address, B.address]);
+  const setup = await sender.mintSetup(A, mint, DECIMALS, [A.address, B.address], 1_000_000_000n);
+  [ataA, ataB] = setup.atas;
+  await send(A, setup.instructions, 'TOKEN_MINT', [A.address, B.address]);
 
   const tokenTransfer = (amount: bigint) =>
     send(A, [getTransferCheckedInstruction({ source: ataA, mint: mint.address, destination: ataB, authority: A, amount, decimals: DECIMALS })], 'TRANSFER', [A.address, B.address]);
@@ -100,18 +68,7 @@ beforeAll(async () => {
   await send(A, [getTransferCheckedInstruction({ source: ataA, mint: mint.address, destination: ataB, authority: A, amount: 10n ** 15n, decimals: DECIMALS })], 'UNKNOWN', [A.address]);
   const last = net.chain.produceSlot()!.slot;
 
-  const poller = createRpcPoller({ url: net.url, pollIntervalMs: 20, concurrency: 4 });
-  const ingester = createIngester(ta.t.db, pino({ level: 'silent' }));
-  const ctl = new AbortController();
-  const run = ingester.run(poller, { startSlot: 0, signal: ctl.signal });
-  const deadline = Date.now() + 60_000;
-  while (((await getCheckpoint(ta.t.db)) ?? -1) < last) {
-    if (Date.now() > deadline) throw new Error('ingestion did not reach the last slot');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  ctl.abort();
-  await run;
-  await poller.close();
+  await ingestUntil(ta.t.db, net.url, last);
 }, 120_000);
 
 afterAll(async () => {

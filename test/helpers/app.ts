@@ -1,5 +1,6 @@
 /** A gateway app over a fresh test database, with one API key, for `inject`-based tests. */
 import pino from 'pino';
+import { expect } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/api/app.js';
 import { createApiKey } from '../../src/store/keys.js';
@@ -38,4 +39,11 @@ export async function createTestApp(over: Partial<ApiDeps> | ((db: TestDb['db'])
       await t.drop();
     },
   };
+}
+
+/** GET `path` with the app's API key; expects 200 (the body in the failure message) and returns the JSON body. */
+export async function getOk(ta: TestApp, path: string): Promise<any> {
+  const r = await ta.app.inject({ method: 'GET', url: path, headers: { 'x-api-key': ta.key } });
+  expect(r.statusCode, `${path}: ${r.body}`).toBe(200);
+  return r.json();
 }

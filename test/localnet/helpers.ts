@@ -1,4 +1,8 @@
-/** Shared helpers for localnet tests: a JSON-RPC client over fetch and kit transaction building. */
+/**
+ * Shared helpers for localnet tests: a JSON-RPC client over fetch and kit transaction building, sending to a
+ * manual-slot localnet one transaction per slot, and ingesting it through the RPC poller.
+ */
+import pino from 'pino';
 import {
   appendTransactionMessageInstructions, compressTransactionMessageUsingAddressLookupTables, createTransactionMessage,
   generateKeyPairSigner, getBase64EncodedWireTransaction, getSignatureFromTransaction, pipe,
@@ -8,6 +12,11 @@ import {
 import { getCreateAccountInstruction } from '@solana-program/system';
 import * as spl from '@solana-program/token';
 import { parseJsonLossless } from '../../src/sources/json.js';
+import { buildWireTransaction } from '../../src/sources/localnet/demo.js';
+import { createRpcPoller } from '../../src/sources/rpc-poller.js';
+import { createIngester } from '../../src/ingest/pipeline.js';
+import { getCheckpoint } from '../../src/store/chain.js';
+import type { Db } from '../../src/store/db.js';
 import { LIGHT_TREE_TYPE, treeLookupFrom } from '../../src/parsers/light/index.js';
 import { LIGHT_STATE_TREES_V1, LIGHT_STATE_TREES_V2 } from '../../src/sources/localnet/light.js';
 import { createLocalnet, type LocalChainOptions, type Localnet } from '../../src/sources/localnet/index.js';
@@ -125,3 +134,81 @@ export const genesisStateTrees = treeLookupFrom([
   ...LIGHT_STATE_TREES_V1.map((t) => ({ tree: t.tree, queue: t.queue, treeType: LIGHT_TREE_TYPE.StateV1 })),
   ...LIGHT_STATE_TREES_V2.map((t) => ({ tree: t.tree, queue: t.queue, treeType: LIGHT_TREE_TYPE.StateV2 })),
 ]);
+
+/** A JSON-RPC call over fetch with plain `JSON.parse`: returns `result`, throws `method: message` on an error reply. */
+export type JsonRpc = <T>(method: string, params: unknown[]) => Promise<T>;
+
+export function jsonRpc(url: string): JsonRpc {
+  return async <T>(method: string, params: unknown[]): Promise<T> => {
+    const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+    const body = (await r.json()) as { result?: T; error?: { message: string } };
+    if (body.error) throw new Error(`${method}: ${body.error.message}`);
+    return body.result as T;
+  };
+}
+
+/** A transaction or airdrop that landed, with the slot produced for it. */
+export interface Landed {
+  signature: string;
+  slot: number;
+}
+
+/**
+ * Sends to a manual-slot localnet over its JSON-RPC, each transaction (and airdrop) in a slot of its own:
+ * `send` signs with the latest blockhash, sends base64 with skipPreflight (a failing transaction lands, fee
+ * charged) and produces the slot.
+ */
+export function localnetSender(net: Localnet) {
+  const rpc = jsonRpc(net.url);
+  return {
+    rpc,
+    async airdrop(to: Address, lamports: bigint): Promise<Landed> {
+      const signature = await rpc<string>('requestAirdrop', [to, Number(lamports)]);
+      return { signature, slot: net.chain.produceSlot()!.slot };
+    },
+    async send(payer: KeyPairSigner, instructions: Instruction[]): Promise<Landed> {
+      const { value } = await rpc<{ value: { blockhash: string; lastValidBlockHeight: number } }>('getLatestBlockhash', []);
+      const wire = await buildWireTransaction({ feePayer: payer, instructions, blockhash: value.blockhash, lastValidBlockHeight: value.lastValidBlockHeight });
+      const signature = await rpc<string>('sendTransaction', [Buffer.from(wire).toString('base64'), { encoding: 'base64', skipPreflight: true }]);
+      return { signature, slot: net.chain.produceSlot()!.slot };
+    },
+    /**
+     * The instructions that create SPL Token mint `mint` (rent-exempt, `decimals`, `payer` the mint authority) and
+     * the owners' associated token accounts; with `mintAmount`, also mint that much to the first owner's.
+     */
+    async mintSetup(payer: KeyPairSigner, mint: KeyPairSigner, decimals: number, owners: Address[], mintAmount?: bigint): Promise<{ instructions: Instruction[]; atas: Address[] }> {
+      const rent = BigInt(await rpc<number>('getMinimumBalanceForRentExemption', [82]));
+      const atas: Address[] = [];
+      for (const owner of owners) atas.push((await spl.findAssociatedTokenPda({ owner, mint: mint.address, tokenProgram: spl.TOKEN_PROGRAM_ADDRESS }))[0]);
+      const instructions: Instruction[] = [
+        getCreateAccountInstruction({ payer, newAccount: mint, lamports: rent, space: 82, programAddress: spl.TOKEN_PROGRAM_ADDRESS }),
+        spl.getInitializeMint2Instruction({ mint: mint.address, decimals, mintAuthority: payer.address }),
+      ];
+      for (const owner of owners) instructions.push(await spl.getCreateAssociatedTokenIdempotentInstructionAsync({ payer, owner, mint: mint.address }));
+      if (mintAmount !== undefined) instructions.push(spl.getMintToCheckedInstruction({ mint: mint.address, token: atas[0], mintAuthority: payer, amount: mintAmount, decimals }));
+      return { instructions, atas };
+    },
+  };
+}
+export type LocalnetSender = ReturnType<typeof localnetSender>;
+
+/**
+ * Ingests the chain at `url` into `db` through the RPC poller, exactly as from a real cluster, until the checkpoint
+ * reaches `last` (with `fromSlot`, a re-ingestion from that slot: until the ingester itself has passed `last` too);
+ * then stops the ingester and the poller.
+ */
+export async function ingestUntil(db: Db, url: string, last: number, opts: { fromSlot?: number } = {}): Promise<void> {
+  const { fromSlot } = opts;
+  const poller = createRpcPoller({ url, pollIntervalMs: 20, concurrency: 4 });
+  const ingester = createIngester(db, pino({ level: 'silent' }));
+  const ctl = new AbortController();
+  const run = ingester.run(poller, { startSlot: 0, fromSlot, signal: ctl.signal });
+  const deadline = Date.now() + 60_000;
+  while (((await getCheckpoint(db)) ?? -1) < last || (fromSlot !== undefined && (ingester.stats.lastSlot ?? -1) < last)) {
+    if (Date.now() > deadline) throw new Error('ingestion did not reach the last slot');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  ctl.abort();
+  await run;
+  await poller.close();
+}

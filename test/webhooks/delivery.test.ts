@@ -11,25 +11,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pino from 'pino';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { generateKeyPairSigner, type Address, type Instruction, type KeyPairSigner } from '@solana/kit';
-import { getTransferSolInstruction, getCreateAccountInstruction } from '@solana-program/system';
-import {
-  TOKEN_PROGRAM_ADDRESS, findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstructionAsync,
-  getInitializeMint2Instruction, getMintToCheckedInstruction, getTransferCheckedInstruction,
-} from '@solana-program/token';
+import { getTransferSolInstruction } from '@solana-program/system';
+import { getMintToCheckedInstruction, getTransferCheckedInstruction } from '@solana-program/token';
 import { createLocalnet, type Localnet } from '../../src/sources/localnet/index.js';
-import { buildWireTransaction } from '../../src/sources/localnet/demo.js';
-import { createRpcPoller } from '../../src/sources/rpc-poller.js';
-import { createIngester } from '../../src/ingest/pipeline.js';
-import { getCheckpoint } from '../../src/store/chain.js';
 import { startDeliveryWorker, type DeliveryWorker, type DeliveryWorkerOptions } from '../../src/webhooks/worker.js';
 import { eventId } from '../../src/webhooks/signing.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { ingestUntil, localnetSender, type LocalnetSender } from '../localnet/helpers.js';
 import { startReceiver, type Receiver } from './receiver.js';
 
 const SOL = 1_000_000_000n;
 const silent = pino({ level: 'silent' });
 
 let net: Localnet;
+let sender: LocalnetSender;
 let ta: TestApp;
 let rcv: Receiver;
 let A: KeyPairSigner, B: KeyPairSigner, mint: KeyPairSigner;
@@ -38,18 +33,9 @@ let ataA: Address, ataB: Address;
 interface Sent { signature: string; slot: number; kind: 'airdrop' | 'sol' | 'setup' | 'token' | 'fail'; amount?: bigint; involves: string[] }
 const sent: Sent[] = [];
 
-async function rpc<T>(method: string, params: unknown[]): Promise<T> {
-  const r = await fetch(net.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
-  const body = (await r.json()) as { result?: T; error?: { message: string } };
-  if (body.error) throw new Error(`${method}: ${body.error.message}`);
-  return body.result as T;
-}
-
 async function send(payer: KeyPairSigner, ixs: Instruction[], meta: Omit<Sent, 'signature' | 'slot'>): Promise<string> {
-  const { value } = await rpc<{ value: { blockhash: string; lastValidBlockHeight: number } }>('getLatestBlockhash', []);
-  const wire = await buildWireTransaction({ feePayer: payer, instructions: ixs, blockhash: value.blockhash, lastValidBlockHeight: value.lastValidBlockHeight });
-  const signature = await rpc<string>('sendTransaction', [Buffer.from(wire).toString('base64'), { encoding: 'base64', skipPreflight: true }]);
-  sent.push({ ...meta, signature, slot: net.chain.produceSlot()!.slot });
+  const { signature, slot } = await sender.send(payer, ixs);
+  sent.push({ ...meta, signature, slot });
   return signature;
 }
 
@@ -65,21 +51,7 @@ async function createHook(path: string, over: Record<string, unknown>): Promise<
 }
 
 /** Runs the poller + ingester until the checkpoint reaches the last sent slot. */
-async function ingestAll(fromSlot?: number): Promise<void> {
-  const last = sent[sent.length - 1].slot;
-  const poller = createRpcPoller({ url: net.url, pollIntervalMs: 20, concurrency: 4 });
-  const ingester = createIngester(ta.t.db, silent);
-  const ctl = new AbortController();
-  const run = ingester.run(poller, { startSlot: 0, fromSlot, signal: ctl.signal });
-  const deadline = Date.now() + 60_000;
-  while (((await getCheckpoint(ta.t.db)) ?? -1) < last || (fromSlot !== undefined && (ingester.stats.lastSlot ?? -1) < last)) {
-    if (Date.now() > deadline) throw new Error('ingestion did not reach the last slot');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  ctl.abort();
-  await run;
-  await poller.close();
-}
+const ingestAll = (fromSlot?: number) => ingestUntil(ta.t.db, net.url, sent[sent.length - 1].slot, { fromSlot });
 
 function worker(over: Partial<DeliveryWorkerOptions> = {}): DeliveryWorker {
   return startDeliveryWorker({
@@ -114,6 +86,7 @@ let hooks: Record<string, { id: string; secret: string }>;
 
 beforeAll(async () => {
   net = await createLocalnet({ port: 0, slotMs: 0 });
+  sender = localnetSender(net);
   ta = await createTestApp({ webhooks: { allowHttp: true, allowPrivate: true } });
   rcv = await startReceiver();
   [A, B, mint] = await Promise.all([generateKeyPairSigner(), generateKeyPairSigner(), generateKeyPairSigner()]);
@@ -128,18 +101,11 @@ beforeAll(async () => {
     mintsA: await createHook('/mints-a', { webhookType: 'enhanced', transactionTypes: ['TOKEN_MINT'], accountAddresses: [A.address] }),
   };
 
-  await rpc<string>('requestAirdrop', [A.address, Number(50n * SOL)]).then((signature) =>
-    sent.push({ signature, slot: net.chain.produceSlot()!.slot, kind: 'airdrop', amount: 50n * SOL, involves: [A.address] }));
+  sent.push({ ...(await sender.airdrop(A.address, 50n * SOL)), kind: 'airdrop', amount: 50n * SOL, involves: [A.address] });
   for (const amount of [3n * SOL, 1_234_567n]) await send(A, [getTransferSolInstruction({ source: A, destination: B.address, amount })], { kind: 'sol', amount, involves: [A.address, B.address] });
-  const rent = BigInt(await rpc<number>('getMinimumBalanceForRentExemption', [82]));
-  [ataA] = await findAssociatedTokenPda({ owner: A.address, mint: mint.address, tokenProgram: TOKEN_PROGRAM_ADDRESS });
-  [ataB] = await findAssociatedTokenPda({ owner: B.address, mint: mint.address, tokenProgram: TOKEN_PROGRAM_ADDRESS });
-  await send(A, [
-    getCreateAccountInstruction({ payer: A, newAccount: mint, lamports: rent, space: 82, programAddress: TOKEN_PROGRAM_ADDRESS }),
-    getInitializeMint2Instruction({ mint: mint.address, decimals: 6, mintAuthority: A.address }),
-    await getCreateAssociatedTokenIdempotentInstructionAsync({ payer: A, owner: A.address, mint: mint.address }),
-    await getCreateAssociatedTokenIdempotentInstructionAsync({ payer: A, owner: B.address, mint: mint.address }),
-  ], { kind: 'setup', involves: [A.address, B.address] });
+  const setup = await sender.mintSetup(A, mint, 6, [A.address, B.address]);
+  [ataA, ataB] = setup.atas;
+  await send(A, setup.instructions, { kind: 'setup', involves: [A.address, B.address] });
   await send(A, [getMintToCheckedInstruction({ mint: mint.address, token: ataA, mintAuthority: A, amount: 5_000_000n, decimals: 6 })], { kind: 'setup', involves: [A.address] });
   // B's wallet is not an account key of these: only its token account is (matched through the token balance owner).
   for (const amount of [1_500_000n, 42n])
