@@ -8,6 +8,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import metaSchemaModule from '@open-rpc/meta-schema';
 import { Ajv } from 'ajv';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { registeredRoutes } from '../helpers/routes.js';
 import { RPC_METHODS } from '../../src/api/rpc/registry.js';
 import { isListParams, isNoParams, paramNames, type JsonSchema, type ObjectParamsSchema } from '../../src/api/rpc/params-schema.js';
 import { openApiPath, UNCLAIMED_TAG } from '../../src/api/docs/openapi.js';
@@ -19,24 +20,6 @@ import type { SenderDeps } from '../../src/sender/routes.js';
 let ta: TestApp;
 let openapi: { paths: Record<string, Record<string, Record<string, unknown>>>; [k: string]: unknown };
 let openrpc: { methods: { name: string; params: { name: string; required?: boolean; schema: unknown }[]; [k: string]: unknown }[]; [k: string]: unknown };
-
-/** Every route the app has, as `METHOD /url` (from Fastify's own route tree, not from the docs' route hook). */
-function registeredRoutes(app: TestApp['app']): Set<string> {
-  const out = new Set<string>();
-  // printRoutes without a common prefix prints a tree: each line's text continues its parent's path, e.g.
-  // `└── / (POST)`, `    ├── v0/webhooks (POST, GET, HEAD)`, `    │   └── /:webhookID (GET, …)`.
-  const stack: string[] = [];
-  for (const line of app.printRoutes({ commonPrefix: false }).split('\n')) {
-    const m = /^([│├└─\s]*)(\S.*?)(?: \(([A-Z, ]+)\))?$/.exec(line);
-    if (!m || !m[2]) continue;
-    const depth = Math.round(m[1].length / 4);
-    const path = (stack[depth - 1] ?? '') + m[2];
-    stack[depth] = path;
-    stack.length = depth + 1;
-    for (const method of m[3]?.split(', ') ?? []) if (method !== 'HEAD' && method !== 'OPTIONS') out.add(`${method} ${path}`);
-  }
-  return out;
-}
 
 beforeAll(async () => {
   // Every optional interface on: the admin API and the Sender (its router is never called here).

@@ -32,6 +32,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pino from 'pino';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { listRoutes } from '../helpers/routes.js';
 import { seedLightTrees } from '../helpers/db.js';
 import { RPC_METHODS } from '../../src/api/rpc/registry.js';
 import { BODY_LIMIT } from '../../src/api/app.js';
@@ -516,22 +517,6 @@ function senderRequest(): fc.Arbitrary<Req> {
 // ---------------------------------------------------------------------------------------------------------------
 // Setup
 
-/** Every route the app has, as `METHOD /url` (from Fastify's own route tree; as test/api/docs.test.ts reads it). */
-function registeredRoutes(app: TestApp['app']): { method: string; url: string }[] {
-  const out: { method: string; url: string }[] = [];
-  const stack: string[] = [];
-  for (const line of app.printRoutes({ commonPrefix: false }).split('\n')) {
-    const m = /^([│├└─\s]*)(\S.*?)(?: \(([A-Z, ]+)\))?$/.exec(line);
-    if (!m || !m[2]) continue;
-    const depth = Math.round(m[1].length / 4);
-    const path = (stack[depth - 1] ?? '') + m[2];
-    stack[depth] = path;
-    stack.length = depth + 1;
-    for (const method of m[3]?.split(', ') ?? []) if (method !== 'OPTIONS') out.push({ method, url: path });
-  }
-  return out;
-}
-
 /** Addresses, ids and signatures the seeded data answers to, and values a handler reads deeply. */
 function collectStrings(v: unknown, out: Set<string>): void {
   if (typeof v === 'string' && v.length >= 32 && v.length <= 90) out.add(v);
@@ -571,7 +556,7 @@ beforeAll(async () => {
 
   // Routes from the app, schemas from its OpenAPI document.
   const openapi = (await ta.app.inject({ url: '/docs/openapi.json' })).json() as { paths: Record<string, Record<string, { parameters?: Route['params']; requestBody?: { content?: Record<string, { schema: Schema }> } }>> };
-  for (const r of registeredRoutes(ta.app)) {
+  for (const r of listRoutes(ta.app).filter((x) => x.method !== 'OPTIONS')) {
     const op = r.method === 'HEAD' ? undefined : openapi.paths[openApiPath(r.url)]?.[r.method.toLowerCase()];
     routes.push({ method: r.method, url: r.url, params: op?.parameters ?? [], body: op?.requestBody?.content?.['application/json']?.schema ?? (['POST', 'PUT', 'PATCH'].includes(r.method) ? {} : null) });
   }

@@ -58,6 +58,7 @@ import { assertUrlAllowed, type LookupAll } from '../../src/net/url-checks.js';
 import { adminTokenMatches } from '../../src/api/admin/auth.js';
 import type { SenderDeps } from '../../src/sender/routes.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
+import { registeredRoutes } from '../helpers/routes.js';
 import { OUT_DIR, record } from './report.js';
 import { sleep } from './helpers.js';
 
@@ -92,22 +93,6 @@ async function freePort(): Promise<number> {
       s.close(() => resolve(port));
     });
   });
-}
-
-/** Every route of the app as `METHOD /path` (Fastify's route tree, as in test/api/docs.test.ts). */
-function registeredRoutes(app: FastifyInstance): string[] {
-  const out = new Set<string>();
-  const stack: string[] = [];
-  for (const line of app.printRoutes({ commonPrefix: false }).split('\n')) {
-    const m = /^([│├└─\s]*)(\S.*?)(?: \(([A-Z, ]+)\))?$/.exec(line);
-    if (!m || !m[2]) continue;
-    const depth = Math.round(m[1].length / 4);
-    const path = (stack[depth - 1] ?? '') + m[2];
-    stack[depth] = path;
-    stack.length = depth + 1;
-    for (const method of m[3]?.split(', ') ?? []) if (method !== 'HEAD' && method !== 'OPTIONS') out.add(`${method} ${path}`);
-  }
-  return [...out].sort();
 }
 
 /** A Db whose `query` calls are recorded (the SQL text). */
@@ -985,7 +970,7 @@ describe('cross-key isolation', () => {
     await t.db.query(`INSERT INTO webhook_attempts (event_id, webhook_id, attempt, ok, status, latency_ms, error, worker) VALUES ($1, $2, 1, true, 200, 5, NULL, 'w')`, [bDelivery, bId]);
     const bBefore = (await as(B.key, 'GET', `/v0/webhooks/${bId}`)).body;
 
-    const routes = registeredRoutes(app);
+    const routes = [...registeredRoutes(app)].sort();
     const webhookRoutes = routes.filter((r) => r.includes(':webhookID'));
     expect(webhookRoutes.length).toBeGreaterThanOrEqual(7);
     const unclassified = routes.filter((r) => r.includes('/:') && !r.includes(':webhookID') && !r.includes(' /admin/') && !(r in PARAM_ROUTES_NOT_KEY_SCOPED));
