@@ -4,12 +4,10 @@
  * document then shows in getAsset / getAssetsByOwner `content` and in the wallet's `showNfts` image.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import pino from 'pino';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { applyInputs, callRpc, expectedOf, loadCases } from '../das/harness.js';
-import { createOffchainFetcher, type OffchainFetcher } from '../../src/offchain/fetcher.js';
+import type { OffchainFetcher } from '../../src/offchain/fetcher.js';
+import { localFetcher, startDocServer, type DocServer } from './local-fetcher.js';
 
 const CASE = loadCases().find((c) => c.id === 'asset_parsing')!;
 const MINT = (CASE.params as { id: string }).id;
@@ -27,44 +25,24 @@ const DOC = {
 
 describe('off-chain metadata through ingest, the fetcher worker and the API', () => {
   let ta: TestApp;
-  let server: Server;
+  let server: DocServer;
   let fetcher: OffchainFetcher;
   let hits = 0;
 
   beforeAll(async () => {
-    server = createServer((req, res) => {
+    server = await startDocServer((req, res) => {
       hits++;
       res.setHeader('content-type', 'application/json');
       res.end(req.url === new URL(URI).pathname ? JSON.stringify(DOC) : '{}');
     });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     ta = await createTestApp();
-    fetcher = createOffchainFetcher({
-      db: ta.t.db,
-      logger: pino({ level: 'silent' }),
-      config: {
-        enabled: true,
-        concurrency: 4,
-        timeoutMs: 2000,
-        maxBytes: 65536,
-        maxRedirects: 3,
-        maxAttempts: 3,
-        retryBaseMs: 1000,
-        ttlSeconds: 3600,
-        allowPrivate: false,
-        allowCidrs: ['127.0.0.1/32'],
-        ipfsGateway: 'https://ipfs.io/ipfs/',
-        arweaveGateway: 'https://arweave.net/',
-        rewriteUrl: (u) => `${base}${u.pathname}`,
-      },
-    });
+    fetcher = localFetcher(ta.t.db, (u) => `${server.base}${u.pathname}`);
     await applyInputs(ta, CASE.inputs);
   });
   afterAll(async () => {
     await fetcher?.stop();
     await ta?.close();
-    await new Promise((r) => server.close(r));
+    await server?.close();
   });
 
   it('indexing the asset queues its uri once, and nothing is fetched before a worker round', async () => {

@@ -4,15 +4,13 @@
  * from the database and from the real fetcher against a local server.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import pino from 'pino';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { applyInputs, loadCases } from '../das/harness.js';
 import { getOffchainEntries, recordSuccess } from '../../src/store/offchain.js';
-import { createOffchainFetcher, type OffchainFetcher } from '../../src/offchain/fetcher.js';
+import type { OffchainFetcher } from '../../src/offchain/fetcher.js';
 import type { ApiDeps } from '../../src/api/deps.js';
 import type { TokenMetadataDeps } from '../../src/api/rest/token-metadata.js';
+import { localFetcher, startDocServer, type DocServer } from './local-fetcher.js';
 
 const CASE = loadCases().find((c) => c.id === 'asset_parsing')!;
 const MINT = (CASE.params as { id: string }).id; // 843gdpsTE4DoJz3ZoBsEjAqT8UgAcyF5YojygGgGZE1f
@@ -192,52 +190,31 @@ describe('POST /v0/token-metadata (database only)', () => {
 
 describe('POST /v0/token-metadata with the fetcher', () => {
   let ta: TestApp;
-  let server: Server;
-  let base = '';
+  let server: DocServer;
   let hits = 0;
   let body = JSON.stringify(DOC);
   let status = 200;
   let fetcher: OffchainFetcher | null = null;
 
   beforeAll(async () => {
-    server = createServer((req, res) => {
+    server = await startDocServer((req, res) => {
       hits++;
       res.statusCode = status;
       res.setHeader('content-type', 'application/json');
       res.end(req.url === new URL(URI).pathname ? body : '{}');
     });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     // The app reads `offchain` from its deps; the fetcher needs the app's database, so the deps get a
     // forwarder to the real fetcher created right after.
     const offchain: TokenMetadataDeps['offchain'] = { fetchNow: (uri, o) => fetcher!.fetchNow(uri, o) };
     ta = await createTestApp({ offchain } as Partial<ApiDeps>);
-    fetcher = createOffchainFetcher({
-      db: ta.t.db,
-      logger: pino({ level: 'silent' }),
-      config: {
-        enabled: true,
-        concurrency: 4,
-        timeoutMs: 2000,
-        maxBytes: 65536,
-        maxRedirects: 3,
-        maxAttempts: 3,
-        retryBaseMs: 1000,
-        ttlSeconds: 3600,
-        allowPrivate: false,
-        allowCidrs: ['127.0.0.1/32'],
-        ipfsGateway: 'https://ipfs.io/ipfs/',
-        arweaveGateway: 'https://arweave.net/',
-        // The fixture's host is routed to the local server (the SSRF guard still checks the rewritten target).
-        rewriteUrl: (u) => (u.hostname === 'nftstorage.link' ? `${base}${u.pathname}` : u),
-      },
-    });
+    // The fixture's host is routed to the local server (the SSRF guard still checks the rewritten target).
+    fetcher = localFetcher(ta.t.db, (u) => (u.hostname === 'nftstorage.link' ? `${server.base}${u.pathname}` : u));
     await applyInputs(ta, CASE.inputs);
   });
   afterAll(async () => {
     await fetcher?.stop();
     await ta?.close();
-    await new Promise((r) => server.close(r));
+    await server?.close();
   });
 
   it('fetches a missing document now, serves it from the cache next, and refetches with disableCache', async () => {
