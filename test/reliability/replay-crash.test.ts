@@ -7,7 +7,10 @@
  * - the Photon reference indexer's recorded Light (ZK Compression) transactions (test/fixtures/photon-transactions),
  *   one database per recorded case (each case is its own chain history: V1/V2 state trees, address trees, batch
  *   appends/nullifies, rollovers; mixing cases in one database would not be a history any chain produced), with the
- *   Light tree metadata Photon's tests pre-seed (`--light-trees`).
+ *   Light tree metadata Photon's tests pre-seed (`--light-trees`). The files are given in chain order (recorded slot,
+ *   ties in the order of the upstream test's inputs in cases.json): `solgate replay` applies files in the order given,
+ *   and the directories' name order is not a history either (a forester batch would come before the transactions
+ *   that queued its inputs, and the reference itself would record tree problems).
  *
  * For each workload: a reference replay into a fresh database, no faults; then a crash run into another fresh
  * database: `solgate replay` of the same files SIGKILLed at seeded random moments (kills that hit a running process:
@@ -19,7 +22,7 @@
  * by tableDigests). Needs PostgreSQL.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CHAIN_TABLES, ZK_TABLES, createTestDb, tableDigests, type TestDb } from '../helpers/db.js';
@@ -31,6 +34,7 @@ const DAS = ['transactions', 'accounts'].map((d) => join(ROOT, 'test', 'fixtures
 const PHOTON_DIR = join(ROOT, 'test', 'fixtures', 'photon-transactions');
 const LIGHT_TREES = join(ROOT, 'test', 'fixtures', 'photon-snapshots', 'tree-metadata.json');
 const PHOTON_CASES = readdirSync(PHOTON_DIR).sort();
+const CASES_JSON = join(ROOT, 'test', 'fixtures', 'photon-snapshots', 'cases.json');
 const DAS_KILLS = LONG ? 60 : 20;
 /** Kills per Photon case: the bigger cases (≥40 transactions) get the full count, the small ones a few. */
 const photonKills = (transactions: number) => (transactions >= 40 ? (LONG ? 30 : 10) : LONG ? 6 : 2);
@@ -58,6 +62,20 @@ function replay(url: string, args: string[]): { child: ChildProcess; done: Promi
   return { child, done };
 }
 
+/** A Photon case's files in chain order: recorded slot, then the upstream test's input order (cases.json). */
+function chainOrder(name: string): string[] {
+  const dir = join(PHOTON_DIR, name);
+  type Case = { id: string; inputs: { signature?: string }[] };
+  const doc = JSON.parse(readFileSync(CASES_JSON, 'utf8')) as { snapshotCases: Case[]; assertionCases: Case[] };
+  const upstream = [...doc.snapshotCases, ...doc.assertionCases].find((c) => c.id === name)?.inputs.map((i) => i.signature) ?? [];
+  const rank = (f: string) => (upstream.includes(f) ? upstream.indexOf(f) : upstream.length);
+  const slot = new Map(readdirSync(dir).map((f) => [f, (JSON.parse(readFileSync(join(dir, f), 'utf8')) as { slot: number }).slot]));
+  return [...slot.keys()].sort((a, b) => slot.get(a)! - slot.get(b)! || rank(a) - rank(b) || (a < b ? -1 : 1)).map((f) => join(dir, f));
+}
+
+/** Problems the ingester logged (tree problems, parse failures: pino level ≥ 40). */
+const problemsIn = (output: string) => output.split('\n').filter((l) => /"level":(4|5|6)0/.test(l));
+
 async function freshDb(): Promise<TestDb> {
   const t = await createTestDb();
   dbs.push(t);
@@ -73,6 +91,8 @@ async function crashRun(args: string[], tables: readonly string[], kills: number
   const ref = await freshDb();
   const clean = await replay(ref.url!, args).done;
   expect(clean.code, clean.output).toBe(0);
+  // The reference is a complete, problem-free indexing of the workload (otherwise equal digests prove little).
+  expect(problemsIn(clean.output), clean.output).toEqual([]);
   const reference = await tableDigests(ref.db, tables);
   const rows = Object.values(reference).reduce((a, d) => a + d.rows, 0);
 
@@ -100,6 +120,7 @@ async function crashRun(args: string[], tables: readonly string[], kills: number
   expect(killed).toBeGreaterThanOrEqual(kills);
   const last = await replay(t.url!, args).done;
   expect(last.code, last.output).toBe(0);
+  expect(problemsIn(last.output), last.output).toEqual([]);
   const after = await tableDigests(t.db, tables);
   const differing = Object.keys(reference).filter((k) => reference[k].md5 !== after[k]?.md5 || reference[k].rows !== after[k]?.rows);
   return {
@@ -126,16 +147,16 @@ describe.skipIf(!hasPostgres)('replay crash recovery on the recorded fixtures (n
     const failures: string[] = [];
     let totalKills = 0;
     for (const [i, name] of PHOTON_CASES.entries()) {
-      const dir = join(PHOTON_DIR, name);
-      const transactions = readdirSync(dir).length;
-      const { figures, differing } = await crashRun(['--light-trees', LIGHT_TREES, dir], [...CHAIN_TABLES, ...ZK_TABLES], photonKills(transactions), SEED + i + 1);
+      const files = chainOrder(name);
+      const transactions = files.length;
+      const { figures, differing } = await crashRun(['--light-trees', LIGHT_TREES, ...files], [...CHAIN_TABLES, ...ZK_TABLES], photonKills(transactions), SEED + i + 1);
       // A clean replay of every case writes ZK rows (accounts, nodes, transactions): the comparison is not vacuous.
       expect(figures.rowsCompared, name).toBeGreaterThan(transactions);
       perCase[name] = { transactions, ...figures };
       totalKills += figures.kills;
       if (differing.length) failures.push(`${name}: ${differing.join(', ')}`);
     }
-    report({ photon: { fixtures: 'test/fixtures/photon-transactions (one database per case)', seed: SEED, cases: PHOTON_CASES.length, kills: totalKills, perCase } });
+    report({ photon: { fixtures: 'test/fixtures/photon-transactions (one database per case, chain order)', seed: SEED, cases: PHOTON_CASES.length, kills: totalKills, perCase } });
     expect(totalKills).toBeGreaterThanOrEqual(20);
     expect(failures).toEqual([]);
   }, 30 * 60_000);
