@@ -34,22 +34,16 @@ import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
 import { numberFlag, parseFlags } from './lib/args.js';
 import { fmt, REPO_ROOT, table, writeResult } from './lib/report.js';
+import { percentiles, sleep, stopChild, type Percentiles } from './lib/samples.js';
 import { fundPayerAndTips, setupRpc, TippedTxFactory, type SignedTx, type SetupRpc } from './gen/sender-txs.js';
 
 /** One-line summary for `bench/run.ts --help`. */
 export const description = 'Sender: added latency p50/p99 of POST /fast (solgate sender, 1 and 2 upstreams) over sendTransaction directly to the upstream (localnet), same run';
 
 const CHUNK = 100;
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+/** Sender latencies are sub-millisecond differences: three decimals. */
+const percentiles3 = (values: number[]) => percentiles(values, 3);
 
-export interface Percentiles {
-  n: number;
-  p50Ms: number;
-  p90Ms: number;
-  p99Ms: number;
-  maxMs: number;
-  meanMs: number;
-}
 
 type PathName = 'direct' | 'gateway';
 
@@ -99,13 +93,6 @@ export interface SenderResult {
   timestamp: string;
 }
 
-function percentiles(values: number[]): Percentiles {
-  const a = [...values].sort((x, y) => x - y);
-  const n = a.length;
-  const p = (q: number) => (n ? a[Math.min(n - 1, Math.floor(q * n))] : NaN);
-  const r = (x: number) => Number(x.toFixed(3));
-  return { n, p50Ms: r(p(0.5)), p90Ms: r(p(0.9)), p99Ms: r(p(0.99)), maxMs: r(n ? a[n - 1] : NaN), meanMs: r(n ? a.reduce((s, x) => s + x, 0) / n : NaN) };
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 // Child processes.
@@ -187,15 +174,6 @@ async function startGateway(upstreams: string[], children: Child[]): Promise<{ o
   return { origin: value, child };
 }
 
-/** SIGTERM, SIGKILL after 10 s. */
-async function stopChild(c: ChildProcess): Promise<void> {
-  if (c.exitCode !== null || c.signalCode !== null) return;
-  const exited = new Promise<void>((r) => c.once('exit', () => r()));
-  c.kill('SIGTERM');
-  const t = setTimeout(() => c.kill('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(t);
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 // Gateway metrics.
@@ -352,8 +330,8 @@ export async function run(argv: string[] = []): Promise<SenderResult> {
         await drain();
         const after = await gatewayCounters(gw.origin);
         const of = (p: PathName) => sent.filter((s) => s.path === p);
-        const direct = percentiles(of('direct').filter((s) => s.ok).map((s) => s.ms));
-        const gateway = percentiles(of('gateway').filter((s) => s.ok).map((s) => s.ms));
+        const direct = percentiles3(of('direct').filter((s) => s.ok).map((s) => s.ms));
+        const gateway = percentiles3(of('gateway').filter((s) => s.ok).map((s) => s.ms));
         const accepted = after.accepted - before.accepted;
         const upstreamSends = after.upstreamSends - before.upstreamSends;
         const r3 = (x: number) => Number(x.toFixed(3));

@@ -47,6 +47,7 @@ import { MainnetBlockGenerator } from './gen/mainnet-blocks.js';
 import { numberFlag, parseFlags } from './lib/args.js';
 import { DEFAULT_DATABASE_URL, openKeptBenchDb } from './lib/kept-db.js';
 import { fmt, machineInfo, machineLine, REPO_ROOT, table, writeResult, type Machine } from './lib/report.js';
+import { percentiles, sleep, stopChild, type Percentiles } from './lib/samples.js';
 
 /** One-line summary for `bench/run.ts --help`. */
 export const description = 'webhook delivery: events/s per `solgate worker` process vs the receiver ceiling; block write → POST p50/p99 (in-process and worker process) vs a direct POST';
@@ -57,16 +58,7 @@ export const onlyWhenNamed = true;
 const here = dirname(fileURLToPath(import.meta.url));
 const SLOT_MS = 400;
 const nowMs = () => performance.timeOrigin + performance.now();
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-export interface Percentiles {
-  n: number;
-  p50Ms: number;
-  p90Ms: number;
-  p99Ms: number;
-  maxMs: number;
-  meanMs: number;
-}
 
 export interface ThroughputRun {
   label: string;
@@ -119,13 +111,6 @@ export interface WebhooksResult {
   timestamp: string;
 }
 
-function percentiles(values: number[]): Percentiles {
-  const a = [...values].sort((x, y) => x - y);
-  const n = a.length;
-  const p = (q: number) => (n ? a[Math.min(n - 1, Math.floor(q * n))] : NaN);
-  const r = (x: number) => Number(x.toFixed(2));
-  return { n, p50Ms: r(p(0.5)), p90Ms: r(p(0.9)), p99Ms: r(p(0.99)), maxMs: r(n ? a[n - 1] : NaN), meanMs: r(n ? a.reduce((s, x) => s + x, 0) / n : NaN) };
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 // Child processes.
@@ -222,15 +207,6 @@ function startWorkerProcess(url: string, env: Record<string, string>, children: 
   return { child, ready, output };
 }
 
-/** SIGTERM (graceful: in-flight deliveries finish), SIGKILL after 10 s. */
-async function stopChild(c: ChildProcess): Promise<void> {
-  if (c.exitCode !== null || c.signalCode !== null) return;
-  const exited = new Promise<void>((r) => c.once('exit', () => r()));
-  c.kill('SIGTERM');
-  const t = setTimeout(() => c.kill('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(t);
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 // Workload.
