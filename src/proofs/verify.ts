@@ -7,17 +7,12 @@
  * `buildProof` mirrors the reference's `build_asset_proof`: the required nodes are read by node index and
  * every node never written is the empty-subtree hash of its level (`make_empty_node` → `empty_node(level)`).
  */
-import { SolgateError } from '../core/errors.js';
-import {
-  emptyNode,
-  hashToParent,
-  MAX_TREE_DEPTH,
-  NODE_BYTES,
-  nodeFromBase58,
-  nodesEqual,
-  nodeToBase58,
-} from './hash.js';
+import { emptyNode, hashPair, MAX_TREE_DEPTH, nodeToBase58 } from './hash.js';
+import { foldToRoot, storedOrEmpty, verifyMerkleProof, type MerkleScheme } from './merkle.js';
 import { assertLeafIndex, leafNodeIndex, proofNodeIndexes } from './paths.js';
+
+/** Concurrent Merkle trees: keccak-256 pairs, empty nodes of spl-concurrent-merkle-tree, depth ≤ 30. */
+const KECCAK_TREE: MerkleScheme = { hashPair, emptyNode, maxDepth: MAX_TREE_DEPTH };
 
 /** A 32-byte node given as bytes or as base58 text (the getAssetProof wire form). */
 export type NodeInput = Uint8Array | string;
@@ -49,18 +44,7 @@ export interface VerifyProofInput {
  * depth is `proof.length`; the caller keeps `leafIndex < 2^proof.length` (see `verifyProof`, which checks).
  */
 export function computeRoot(leaf: Uint8Array, proof: readonly Uint8Array[], leafIndex: number): Uint8Array {
-  let node = leaf;
-  let bits = leafIndex;
-  for (const sibling of proof) {
-    node = hashToParent(node, sibling, bits % 2 === 0);
-    bits = Math.floor(bits / 2);
-  }
-  return node;
-}
-
-function toNode(x: NodeInput): Uint8Array | undefined {
-  if (typeof x === 'string') return nodeFromBase58(x);
-  return x instanceof Uint8Array && x.length === NODE_BYTES ? x : undefined;
+  return foldToRoot(KECCAK_TREE, leaf, proof, leafIndex);
 }
 
 /**
@@ -68,19 +52,7 @@ function toNode(x: NodeInput): Uint8Array | undefined {
  * base58), a proof longer than 30, or a leaf index outside `0 .. 2^proof.length - 1` make it false.
  */
 export function verifyProof(input: VerifyProofInput): boolean {
-  const { leafIndex } = input;
-  if (!Array.isArray(input.proof) || input.proof.length > MAX_TREE_DEPTH) return false;
-  if (!Number.isSafeInteger(leafIndex) || leafIndex < 0 || leafIndex >= 2 ** input.proof.length) return false;
-  const root = toNode(input.root);
-  const leaf = toNode(input.leaf);
-  if (!root || !leaf) return false;
-  const proof: Uint8Array[] = [];
-  for (const p of input.proof) {
-    const n = toNode(p);
-    if (!n) return false;
-    proof.push(n);
-  }
-  return nodesEqual(computeRoot(leaf, proof, leafIndex), root);
+  return verifyMerkleProof(KECCAK_TREE, input);
 }
 
 /**
@@ -94,15 +66,7 @@ export function verifyBuiltProof(built: BuiltProof): boolean {
   return verifyProof({ root: built.root, leaf: built.leaf, proof: built.proof, leafIndex });
 }
 
-function checkedNode(hash: Uint8Array | undefined, level: number, nodeIndex: number): Uint8Array {
-  if (hash === undefined) return emptyNode(level);
-  if (hash.length !== NODE_BYTES) {
-    throw new SolgateError('INTERNAL', `stored node is not ${NODE_BYTES} bytes`, {
-      context: { nodeIndex, length: hash.length },
-    });
-  }
-  return hash;
-}
+const checkedNode = (hash: Uint8Array | undefined, level: number, nodeIndex: number) => storedOrEmpty(KECCAK_TREE, hash, level, nodeIndex);
 
 /**
  * Builds the proof of leaf `leafIndex` in a tree of `depth` from stored node rows: the leaf (node

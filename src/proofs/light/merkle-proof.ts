@@ -8,10 +8,13 @@
  * is 1. `buildLightProof` mirrors Photon's proof read (`get_multiple_compressed_leaf_proofs`): nodes are read by
  * heap index and a node never written is the zero hash of its level.
  */
-import { SolgateError } from '../../core/errors.js';
-import { NODE_BYTES, nodeFromBase58, nodesEqual, nodeToBase58 } from '../hash.js';
+import { nodeToBase58 } from '../hash.js';
 import { isFieldElement, poseidonPair } from './poseidon.js';
+import { foldToRoot, storedOrEmpty, verifyMerkleProof, type MerkleScheme } from '../merkle.js';
 import { assertLeafIndex, leafNodeIndex, MAX_LIGHT_TREE_HEIGHT, proofNodeIndexes, zeroHash } from './trees.js';
+
+/** Light trees: Poseidon pairs over BN254 field elements, Light's zero hashes, height ≤ 40. */
+const POSEIDON_TREE: MerkleScheme = { hashPair: poseidonPair, emptyNode: zeroHash, maxDepth: MAX_LIGHT_TREE_HEIGHT, isNode: isFieldElement };
 
 /** A 32-byte node as bytes or as base58 text (Photon's wire form). */
 export type LightNodeInput = Uint8Array | string;
@@ -46,19 +49,7 @@ export interface VerifyLightProofInput {
  * caller keeps `leafIndex < 2^proof.length` and every node a field element (`verifyLightProof` checks both).
  */
 export function computeLightRoot(leaf: Uint8Array, proof: readonly Uint8Array[], leafIndex: number): Uint8Array {
-  let node = leaf;
-  let rest = leafIndex;
-  for (const sibling of proof) {
-    node = rest % 2 === 0 ? poseidonPair(node, sibling) : poseidonPair(sibling, node);
-    rest = Math.floor(rest / 2);
-  }
-  return node;
-}
-
-function toNode(x: LightNodeInput): Uint8Array | undefined {
-  const n =
-    typeof x === 'string' ? nodeFromBase58(x) : x instanceof Uint8Array && x.length === NODE_BYTES ? x : undefined;
-  return n !== undefined && isFieldElement(n) ? n : undefined;
+  return foldToRoot(POSEIDON_TREE, leaf, proof, leafIndex);
 }
 
 /**
@@ -67,19 +58,7 @@ function toNode(x: LightNodeInput): Uint8Array | undefined {
  * proof longer than 40, or a leaf index outside 0 .. 2^proof.length - 1 make it false.
  */
 export function verifyLightProof(input: VerifyLightProofInput): boolean {
-  const { leafIndex } = input;
-  if (!Array.isArray(input.proof) || input.proof.length > MAX_LIGHT_TREE_HEIGHT) return false;
-  if (!Number.isSafeInteger(leafIndex) || leafIndex < 0 || leafIndex >= 2 ** input.proof.length) return false;
-  const root = toNode(input.root);
-  const leaf = toNode(input.leaf);
-  if (!root || !leaf) return false;
-  const proof: Uint8Array[] = [];
-  for (const p of input.proof) {
-    const n = toNode(p);
-    if (!n) return false;
-    proof.push(n);
-  }
-  return nodesEqual(computeLightRoot(leaf, proof, leafIndex), root);
+  return verifyMerkleProof(POSEIDON_TREE, input);
 }
 
 /** Verifies a proof in its wire form (`LightMerkleProof`). Use before answering. */
@@ -87,15 +66,7 @@ export function verifyLightBuiltProof(built: LightMerkleProof): boolean {
   return verifyLightProof({ root: built.root, leaf: built.hash, proof: built.proof, leafIndex: built.leafIndex });
 }
 
-function checkedNode(hash: Uint8Array | undefined, level: number, nodeIndex: number): Uint8Array {
-  if (hash === undefined) return zeroHash(level);
-  if (hash.length !== NODE_BYTES) {
-    throw new SolgateError('INTERNAL', `stored node is not ${NODE_BYTES} bytes`, {
-      context: { nodeIndex, length: hash.length },
-    });
-  }
-  return hash;
-}
+const checkedNode = (hash: Uint8Array | undefined, level: number, nodeIndex: number) => storedOrEmpty(POSEIDON_TREE, hash, level, nodeIndex);
 
 /** The nodes of a proof as bytes: leaf, siblings bottom-up, root. */
 export interface LightProofNodes {
