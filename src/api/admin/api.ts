@@ -16,7 +16,7 @@
  *  - `GET    /admin/api/webhooks/:id/deliveries`    a webhook's delivery log (`limit`, `state`, `before` as in
  *                                                   /v0/webhooks/{id}/deliveries), each with its attempts
  */
-import { cursorOf, deliveryWire, parseCursor } from '../rest/webhook-deliveries.js';
+import { cursorOf, deliveryWire, DELIVERIES_QUERY, parseCursor } from '../rest/webhook-deliveries.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { SolgateError } from '../../core/errors.js';
 import type { Db } from '../../store/db.js';
@@ -31,7 +31,6 @@ const DAY_MS = 86_400_000;
 const DAY_RE = /^\d{4}-\d{2}-\d{2}$/;
 const MAX_RANGE_DAYS = 366;
 const MAX_ALLOWED_IPS = 100;
-const STATES: DeliveryState[] = ['pending', 'delivered', 'failed'];
 
 const utcDay = (d: Date) => d.toISOString().slice(0, 10);
 const bad = (message: string, details?: string) => new SolgateError('INVALID_ARGUMENT', message, { details });
@@ -278,15 +277,7 @@ export function registerAdminApi(app: FastifyInstance, o: AdminApiOptions): void
     {
       schema: {
         params: idParams,
-        querystring: {
-          type: 'object',
-          properties: {
-            limit: { type: 'integer', minimum: 1, maximum: 100, default: 50 },
-            state: { type: 'string', enum: STATES },
-            before: { type: 'string', maxLength: 64 },
-          },
-          additionalProperties: false,
-        },
+        querystring: { ...DELIVERIES_QUERY, additionalProperties: false },
       },
     },
     async (req) => {

@@ -20,6 +20,16 @@ import { eventId } from '../../webhooks/signing.js';
 import type { Db } from '../../store/db.js';
 
 const STATES: DeliveryState[] = ['pending', 'delivered', 'failed'];
+
+/** Query of a delivery log page (this API and the admin API): page size, state filter, cursor. */
+export const DELIVERIES_QUERY = {
+  type: 'object',
+  properties: {
+    limit: { type: 'integer', minimum: 1, maximum: 100, default: 50 },
+    state: { type: 'string', enum: STATES },
+    before: { type: 'string', maxLength: 64 },
+  },
+} as const;
 const idParams = { type: 'object', properties: { webhookID: { type: 'string' } }, required: ['webhookID'] } as const;
 
 /** The paginationToken after `d` (shared with the admin API's delivery log). */
@@ -70,14 +80,7 @@ export function registerDeliveryRoutes(app: FastifyInstance, db: Db, notFound: (
     {
       schema: {
         params: idParams,
-        querystring: {
-          type: 'object',
-          properties: {
-            limit: { type: 'integer', minimum: 1, maximum: 100, default: 50 },
-            state: { type: 'string', enum: STATES },
-            before: { type: 'string', maxLength: 64 },
-          },
-        },
+        querystring: DELIVERIES_QUERY,
       },
     },
     async (req) => {
