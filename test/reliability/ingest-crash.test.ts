@@ -29,14 +29,14 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { createLocalnet, startDemoWorkload, type Localnet } from '../../src/sources/localnet/index.js';
+import type { Localnet } from '../../src/sources/localnet/index.js';
 import { openDb, type Db } from '../../src/store/db.js';
 import { migrate } from '../../src/store/migrate.js';
 import { createApiKey } from '../../src/store/keys.js';
 import { createWebhook, type WebhookSettings } from '../../src/store/webhooks.js';
 import { CHAIN_TABLES, ZK_TABLES, createTestDb, tableDigests, type TestDb } from '../helpers/db.js';
 import { LONG } from './report.js';
-import { exited, reporter, rng, sleep, until as waitUntil } from './helpers.js';
+import { exited, recordLocalnetWorkload, reporter, rng, sleep, until as waitUntil } from './helpers.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const SLOTS = LONG ? 6000 : 1500;
@@ -50,8 +50,6 @@ const report = reporter('ingest-crash');
 let net: Localnet;
 let lastSlot = 0;
 let blocksProduced = 0;
-let skipped = 0;
-let workloadTxs = 0;
 let workload: Record<string, unknown> = {};
 let hookWallets: string[] = [];
 const output: string[] = [];
@@ -161,27 +159,12 @@ const hasPostgres = !!process.env.DATABASE_URL;
 beforeAll(async () => {
   if (!hasPostgres) return;
   // The workload, produced once: the demo activity on a Light-enabled localnet, slots closed by hand.
-  const t0 = Date.now();
-  net = await createLocalnet({ port: 0, slotMs: 0, light: true });
-  const demo = await startDemoWorkload(net.chain, { intervalMs: 1, wallets: 4 });
-  hookWallets = demo.wallets.slice(0, 2);
-  const r = rng(SEED ^ 0x5eed);
-  const first = net.chain.slot;
-  while (net.chain.slot - first < SLOTS) {
-    await sleep(2);
-    // A few percent of the empty slots are skipped (no block), like leader slots on a real cluster.
-    if (!net.chain.pendingTransactions.length && r() < 0.05) {
-      net.chain.produceSlot({ skip: true });
-      skipped++;
-    } else net.chain.produceSlot();
-  }
-  await demo.stop();
-  net.chain.produceSlot();
-  lastSlot = net.chain.slot;
-  const blocks = net.chain.getBlocks(0, lastSlot);
-  blocksProduced = blocks.length;
-  workloadTxs = blocks.reduce((s, b) => s + net.chain.getBlock(b)!.transactions.length, 0);
-  workload = { slots: lastSlot + 1, blocks: blocksProduced, skippedSlots: skipped, transactions: workloadTxs, light: demo.light !== null, builtMs: Date.now() - t0 };
+  const w = await recordLocalnetWorkload(SLOTS, SEED ^ 0x5eed);
+  net = w.net;
+  hookWallets = w.wallets.slice(0, 2);
+  lastSlot = w.lastSlot;
+  blocksProduced = w.blockSlots.length;
+  workload = w.figures;
 
   // Reference: one uninterrupted run.
   const ref = await freshDb();

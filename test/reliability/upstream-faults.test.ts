@@ -25,7 +25,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { COMPRESSED_TOKEN_PROGRAM, LIGHT_SYSTEM_PROGRAM, createLocalnet, startDemoWorkload, type Localnet } from '../../src/sources/localnet/index.js';
+import { COMPRESSED_TOKEN_PROGRAM, LIGHT_SYSTEM_PROGRAM, type Localnet } from '../../src/sources/localnet/index.js';
 import { createIngester } from '../../src/ingest/pipeline.js';
 import { createRpcPoller, fetchAccounts, type RpcPollerOptions } from '../../src/sources/rpc-poller.js';
 import { getCheckpoint } from '../../src/store/chain.js';
@@ -33,7 +33,7 @@ import type { Db } from '../../src/store/db.js';
 import { CHAIN_TABLES, ZK_TABLES, createTestDb, tableDigests, type TestDb } from '../helpers/db.js';
 import { startFaultProxy, type Fault, type FaultProxy, type RpcRequest } from './fault-proxy.js';
 import { LONG } from './report.js';
-import { reporter, rng, sleep, until as waitUntil } from './helpers.js';
+import { recordLocalnetWorkload, reporter, rng, sleep, until as waitUntil } from './helpers.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const SLOTS = LONG ? 4000 : 800;
@@ -91,25 +91,11 @@ async function slotsOf(db: Db): Promise<number[]> {
 
 beforeAll(async () => {
   if (!hasPostgres) return;
-  const t0 = Date.now();
-  net = await createLocalnet({ port: 0, slotMs: 0, light: true });
-  const demo = await startDemoWorkload(net.chain, { intervalMs: 1, wallets: 4 });
-  const r = rng(SEED ^ 0xfa17);
-  const first = net.chain.slot;
-  let skipped = 0;
-  while (net.chain.slot - first < SLOTS) {
-    await sleep(2);
-    if (!net.chain.pendingTransactions.length && r() < 0.05) {
-      net.chain.produceSlot({ skip: true });
-      skipped++;
-    } else net.chain.produceSlot();
-  }
-  await demo.stop();
-  net.chain.produceSlot();
-  lastSlot = net.chain.slot;
-  blockSlots = net.chain.getBlocks(0, lastSlot);
-  const transactions = blockSlots.reduce((s, b) => s + net.chain.getBlock(b)!.transactions.length, 0);
-  workload = { slots: lastSlot + 1, blocks: blockSlots.length, skippedSlots: skipped, transactions, light: demo.light !== null, builtMs: Date.now() - t0 };
+  const w = await recordLocalnetWorkload(SLOTS, SEED ^ 0xfa17);
+  net = w.net;
+  lastSlot = w.lastSlot;
+  blockSlots = w.blockSlots;
+  workload = w.figures;
 
   // Clean run, straight from the localnet.
   const ref = await createTestDb();
