@@ -16,14 +16,13 @@
  *  - `GET    /admin/api/webhooks/:id/deliveries`    a webhook's delivery log (`limit`, `state`, `before` as in
  *                                                   /v0/webhooks/{id}/deliveries), each with its attempts
  */
-import { cursorOf, deliveryWire, DELIVERIES_QUERY, parseCursor } from '../rest/webhook-deliveries.js';
+import { DELIVERIES_QUERY, deliveryPage, type DeliveriesQuery } from '../rest/webhook-deliveries.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { SolgateError } from '../../core/errors.js';
 import type { Db } from '../../store/db.js';
 import { createApiKey, getApiKey, listApiKeys, revokeApiKey, rotateApiKey, updateApiKey, type ApiKeyRecord } from '../../store/keys.js';
 import { usageOf } from '../../store/usage.js';
 import { getAnyWebhook, listAllWebhooks, usageTotalsSince, type WebhookSummary } from '../../store/admin.js';
-import { attemptsOf, listDeliveries, type AttemptRow, type DeliveryState } from '../../store/webhook-events.js';
 import { planOf, type PlanTable } from '../../accounts/plans.js';
 import { parseAllowEntry } from '../plugins/ip-allow.js';
 
@@ -283,16 +282,7 @@ export function registerAdminApi(app: FastifyInstance, o: AdminApiOptions): void
     async (req) => {
       const w = await getAnyWebhook(db, idOf(req));
       if (!w) throw new SolgateError('NOT_FOUND', 'Webhook not found', { details: `no webhook ${idOf(req)}` });
-      const q = req.query as { limit: number; state?: DeliveryState; before?: string };
-      const rows = await listDeliveries(db, w.id, { limit: q.limit, state: q.state, before: q.before ? parseCursor(q.before) : undefined });
-      const attempts = await attemptsOf(db, rows.map((r) => r.id));
-      const byEvent = new Map<number, AttemptRow[]>();
-      for (const a of attempts) byEvent.set(a.eventId, [...(byEvent.get(a.eventId) ?? []), a]);
-      return {
-        webhook: webhookWire(w),
-        deliveries: rows.map((r) => deliveryWire(w.id, r, byEvent.get(r.id) ?? [])),
-        paginationToken: rows.length === q.limit ? cursorOf(rows[rows.length - 1]) : null,
-      };
+      return { webhook: webhookWire(w), ...(await deliveryPage(db, w.id, req.query as DeliveriesQuery)) };
     },
   );
 }

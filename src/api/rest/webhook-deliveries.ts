@@ -66,6 +66,21 @@ export function deliveryWire(webhookId: string, d: DeliveryRow, attempts: Attemp
   };
 }
 
+/** The query of a delivery log page, as {@link DELIVERIES_QUERY} validates it. */
+export type DeliveriesQuery = { limit: number; state?: DeliveryState; before?: string };
+
+/** One page of a webhook's delivery log, newest first, each delivery with its attempts, and the next page's cursor. */
+export async function deliveryPage(db: Db, webhookId: string, q: DeliveriesQuery) {
+  const rows = await listDeliveries(db, webhookId, { limit: q.limit, state: q.state, before: q.before ? parseCursor(q.before) : undefined });
+  const attempts = await attemptsOf(db, rows.map((r) => r.id));
+  const byEvent = new Map<number, AttemptRow[]>();
+  for (const a of attempts) byEvent.set(a.eventId, [...(byEvent.get(a.eventId) ?? []), a]);
+  return {
+    deliveries: rows.map((r) => deliveryWire(webhookId, r, byEvent.get(r.id) ?? [])),
+    paginationToken: rows.length === q.limit ? cursorOf(rows[rows.length - 1]) : null,
+  };
+}
+
 export function registerDeliveryRoutes(app: FastifyInstance, db: Db, notFound: (id: string) => SolgateError): void {
   const keyOf = (req: FastifyRequest): ApiKeyRecord => req.apiKey!;
   const idOf = (req: FastifyRequest): string => (req.params as { webhookID: string }).webhookID;
@@ -85,18 +100,12 @@ export function registerDeliveryRoutes(app: FastifyInstance, db: Db, notFound: (
     },
     async (req) => {
       const w = await ownWebhook(req);
-      const q = req.query as { limit: number; state?: DeliveryState; before?: string };
-      const rows = await listDeliveries(db, w.id, { limit: q.limit, state: q.state, before: q.before ? parseCursor(q.before) : undefined });
-      const attempts = await attemptsOf(db, rows.map((r) => r.id));
-      const byEvent = new Map<number, AttemptRow[]>();
-      for (const a of attempts) byEvent.set(a.eventId, [...(byEvent.get(a.eventId) ?? []), a]);
       return {
         webhookID: w.id,
         active: w.active,
         deactivatedReason: w.deactivatedReason,
         counts: await deliveryCounts(db, w.id),
-        deliveries: rows.map((r) => deliveryWire(w.id, r, byEvent.get(r.id) ?? [])),
-        paginationToken: rows.length === q.limit ? cursorOf(rows[rows.length - 1]) : null,
+        ...(await deliveryPage(db, w.id, req.query as DeliveriesQuery)),
       };
     },
   );
