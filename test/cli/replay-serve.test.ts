@@ -6,11 +6,11 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { comparable, expectedOf, inputFile, loadPhotonCases } from '../zk/harness.js';
+import { freePort } from '../helpers/net.js';
 
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -25,15 +25,6 @@ afterAll(async () => {
 });
 
 const solgate = (...args: string[]) => run(process.execPath, [join(ROOT, 'bin', 'solgate.js'), ...args], { env, cwd: ROOT, timeout: 120_000 });
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 describe('solgate replay, then serve', () => {
   it('lamport_transfers/payer: every query over HTTP equals the recorded answer', async () => {

@@ -11,12 +11,12 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { createTestDb, type TestDb } from '../helpers/db.js';
+import { freePort } from '../helpers/net.js';
 
 const CHROMIUM = process.env.SOLGATE_CHROMIUM ?? '/usr/bin/chromium';
 const HAVE_CHROMIUM = existsSync(CHROMIUM);
@@ -27,15 +27,6 @@ const WALLET = 'Gv1ZyXGeGx7kRD6jPESjGJvcvPGTmkyNTEqMGJgHVkuT';
 const KEY_NAME = 'browser test key';
 
 if (!HAVE_CHROMIUM && !IN_CI) console.warn(`dashboard browser test skipped: no Chromium at ${CHROMIUM} (apt-get install -y chromium)`);
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 describe.skipIf(!HAVE_CHROMIUM && !IN_CI)('dashboard in Chromium', () => {
   let server: ChildProcess | null = null;

@@ -5,10 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { createApiKey, revokeApiKey, rotateApiKey } from '../../src/store/keys.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
+import { freePort } from '../helpers/net.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -19,15 +19,6 @@ let t: TestDb;
 const servers: ChildProcess[] = [];
 const ports: number[] = [];
 const logs: string[] = [];
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 beforeAll(async () => {
   if (!hasPostgres) return;

@@ -25,7 +25,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, chmodSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -37,6 +36,7 @@ import { createWebhook, type WebhookSettings } from '../../src/store/webhooks.js
 import { CHAIN_TABLES, ZK_TABLES, createTestDb, tableDigests, type TestDb } from '../helpers/db.js';
 import { LONG } from './report.js';
 import { exited, recordLocalnetWorkload, reporter, rng, sleep, until as waitUntil } from './helpers.js';
+import { freePort } from '../helpers/net.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const SLOTS = LONG ? 6000 : 1500;
@@ -309,18 +309,6 @@ describe.skipIf(!hasPostgres)('ingestion crash recovery (needs DATABASE_URL)', (
     }
   });
 });
-
-/** A free TCP port on 127.0.0.1. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * A private PostgreSQL server (trust auth, its own port and socket directory), run as the `postgres` user when this

@@ -28,7 +28,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createServer } from 'node:net';
 import { createHash } from 'node:crypto';
 import autocannon from 'autocannon';
 import bs58 from 'bs58';
@@ -43,6 +42,7 @@ import { DAS_DIR, loadCases } from '../das/harness.js';
 import { inputFile, loadPhotonCases } from '../zk/harness.js';
 import { replayInputs } from '../zk/replay.js';
 import { LONG, record } from './report.js';
+import { freePort } from '../helpers/net.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const CONNECTIONS = 1000;
@@ -89,17 +89,6 @@ let light: LightWasm;
 
 /** What the data set holds, read back from the server before the load. */
 const data = { assets: [] as string[], owners: [] as string[], zkHashes: [] as string[] };
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function seed(db: Db): Promise<void> {
   const zk = loadPhotonCases().snapshotCases.find((c) => c.id === ZK_CASE)!;

@@ -39,7 +39,7 @@ import dgram from 'node:dgram';
 import dns from 'node:dns';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -61,6 +61,7 @@ import { createTestDb, type TestDb } from '../helpers/db.js';
 import { registeredRoutes } from '../helpers/routes.js';
 import { OUT_DIR, record } from './report.js';
 import { sleep } from './helpers.js';
+import { freePort } from '../helpers/net.js';
 
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -83,15 +84,6 @@ async function makeApp(db: Db, extra: Partial<ApiDeps> = {}): Promise<FastifyIns
     tokens: createFileTokenRegistry('/nonexistent/tokens.json', { overlay: new Map() }),
     explorerTxUrl: 'https://explorer.test/tx/',
     ...extra,
-  });
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createNetServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => resolve(port));
-    });
   });
 }
 

@@ -23,7 +23,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { COMPRESSED_TOKEN_PROGRAM, LIGHT_SYSTEM_PROGRAM, type Localnet } from '../../src/sources/localnet/index.js';
 import { createIngester } from '../../src/ingest/pipeline.js';
@@ -34,6 +33,7 @@ import { CHAIN_TABLES, ZK_TABLES, createTestDb, tableDigests, type TestDb } from
 import { startFaultProxy, type Fault, type FaultProxy, type RpcRequest } from './fault-proxy.js';
 import { LONG } from './report.js';
 import { recordLocalnetWorkload, reporter, rng, sleep, until as waitUntil } from './helpers.js';
+import { freePort } from '../helpers/net.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const SLOTS = LONG ? 4000 : 800;
@@ -321,13 +321,3 @@ describe.skipIf(!hasPostgres)('ingestion under upstream faults (needs DATABASE_U
   });
 });
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
