@@ -30,6 +30,7 @@ export const DELIVERIES_QUERY = {
     before: { type: 'string', maxLength: 64 },
   },
 } as const;
+
 const idParams = { type: 'object', properties: { webhookID: { type: 'string' } }, required: ['webhookID'] } as const;
 
 /** The paginationToken after `d` (shared with the admin API's delivery log). */
@@ -74,7 +75,11 @@ export async function deliveryPage(db: Db, webhookId: string, q: DeliveriesQuery
   const rows = await listDeliveries(db, webhookId, { limit: q.limit, state: q.state, before: q.before ? parseCursor(q.before) : undefined });
   const attempts = await attemptsOf(db, rows.map((r) => r.id));
   const byEvent = new Map<number, AttemptRow[]>();
-  for (const a of attempts) byEvent.set(a.eventId, [...(byEvent.get(a.eventId) ?? []), a]);
+  for (const a of attempts) {
+    const list = byEvent.get(a.eventId);
+    if (list) list.push(a);
+    else byEvent.set(a.eventId, [a]);
+  }
   return {
     deliveries: rows.map((r) => deliveryWire(webhookId, r, byEvent.get(r.id) ?? [])),
     paginationToken: rows.length === q.limit ? cursorOf(rows[rows.length - 1]) : null,
