@@ -5,7 +5,7 @@
  * A transaction without meta (Geyser-style record) has no known balance changes: the list is empty.
  */
 import type { NormalizedTx } from '../core/model.js';
-import { indexedTokenDeltas } from '../ingest/balances.js';
+import { indexedTokenDeltas } from '../parsers/balances.js';
 import type { AccountData, TokenBalanceChange } from './types.js';
 
 export function accountData(tx: NormalizedTx): AccountData[] {

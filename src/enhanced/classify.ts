@@ -33,7 +33,7 @@
 import { uiAmount } from '../core/encoding.js';
 import type { Address, NormalizedTx } from '../core/model.js';
 import { ATA_PROGRAM, COMPUTE_BUDGET_PROGRAM, MEMO_PROGRAM, SYSTEM_PROGRAM, TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from '../core/programs.js';
-import { walkTransaction } from '../ingest/walk.js';
+import { walkTransaction } from '../parsers/walk.js';
 import { BUBBLEGUM_PROGRAM, parseBubblegumTransaction, type CnftEvent } from '../parsers/bubblegum/index.js';
 import type { DomainEvent, TracedInstruction } from '../parsers/events.js';
 import { accountData } from './account-data.js';

@@ -4,7 +4,7 @@
  */
 import { bytesToBase58 } from '../core/encoding.js';
 import type { NormalizedTx } from '../core/model.js';
-import { walkTransaction } from '../ingest/walk.js';
+import { walkTransaction } from '../parsers/walk.js';
 import type { EnhancedInstruction } from './types.js';
 
 export function enhancedInstructions(tx: NormalizedTx): EnhancedInstruction[] {

@@ -19,7 +19,7 @@
  * (they read as COMPRESSED_NFT_* from Bubblegum).
  */
 import type { Address, NormalizedTx } from '../core/model.js';
-import { indexedTokenDeltas } from '../ingest/balances.js';
+import { indexedTokenDeltas } from '../parsers/balances.js';
 import type { TracedInstruction } from '../parsers/events.js';
 import { MAGIC_EDEN_V2_PROGRAM, anchorMatcher } from './programs.js';
 import type { NftEvent, SaleType, TokenStandard, TransactionSource, TransactionType } from './types.js';

@@ -14,7 +14,7 @@
  * The verdict's source is the outermost recognised swap program (the aggregator when one routed the swap).
  */
 import type { Address, NormalizedTx } from '../core/model.js';
-import { indexedTokenDeltas } from '../ingest/balances.js';
+import { indexedTokenDeltas } from '../parsers/balances.js';
 import type { DomainEvent, TracedInstruction } from '../parsers/events.js';
 import { SWAP_PROGRAM_BY_ID, WRAPPED_SOL_MINT, type SwapProgram } from './programs.js';
 import { tokenMovements, type TokenTransferOptions } from './transfers.js';

@@ -6,11 +6,12 @@
 import type { Block, NormalizedTx } from '../core/model.js';
 import { isWritable } from '../core/model.js';
 import { NATIVE_DECIMALS, NATIVE_MINT } from '../core/programs.js';
+import { unknownIndexTiebreak } from '../core/tx-position.js';
 import { classifyType } from '../enhanced/classify.js';
 import type { DomainEvent } from '../parsers/events.js';
 import type { BalanceChange, BlockUpdate, TokenAccountPatch, WalletTransferRow } from '../store/block-update.js';
 import { emptyUpdate, posOf } from '../store/block-update.js';
-import { indexedTokenDeltas } from './balances.js';
+import { indexedTokenDeltas } from '../parsers/balances.js';
 import { isInfrastructureAddress } from './infrastructure.js';
 
 /** What the store already knows about a token account. */
@@ -47,16 +48,6 @@ export function tokenAccountsNeeded(p: ParsedTx): string[] {
     }
   }
   return out;
-}
-
-/**
- * Recorded single transactions do not say where in their slot they ran. Changes of two such transactions in one
- * slot are ordered by a value derived from the signature, so the result never depends on the input order.
- */
-export function unknownIndexTiebreak(signature: string): number {
-  let h = 0;
-  for (let i = 0; i < signature.length; i++) h = (h * 31 + signature.charCodeAt(i)) >>> 0;
-  return 1 + (h % 999_990);
 }
 
 export function foldBlock(block: Block, parsed: ParsedTx[], ctx: FoldContext = emptyContext()): BlockUpdate {

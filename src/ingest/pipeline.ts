@@ -21,7 +21,7 @@ import { mergeZkPending, type ZkPending } from './fold-zk.js';
 import type { TreeAccountFetcher } from './light-trees.js';
 import { createZkStage, type ZkStage } from './zk-stage.js';
 import { createWebhookStage } from './webhook-stage.js';
-import type { Matches } from '../webhooks/match.js';
+import type { Matches } from '../core/webhook-types.js';
 import { run as runStatement } from '../store/bulk.js';
 
 export interface IngestStats {

@@ -10,7 +10,8 @@ import type { Db } from '../store/db.js';
 import type { Statement } from '../store/bulk.js';
 import { notifyQueued, outboxStatements, subscriptionsFor } from '../store/webhook-events.js';
 import { classifyTransaction, type ClassifyContext } from '../enhanced/classify.js';
-import { matchTransactions, watchedAddresses, type Matches } from '../webhooks/match.js';
+import type { Matches } from '../core/webhook-types.js';
+import { matchTransactions, watchedAddresses } from '../webhooks/match.js';
 import { webhookEventsQueued } from '../core/metrics.js';
 import type { ParsedTx } from './fold-block.js';
 

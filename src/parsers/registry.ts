@@ -4,7 +4,7 @@
  */
 import type { NormalizedTx } from '../core/model.js';
 import { SYSTEM_PROGRAM, TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from '../core/programs.js';
-import { walkTransaction } from '../ingest/walk.js';
+import { walkTransaction } from './walk.js';
 import { guarded } from './common.js';
 import type { DomainEvent, InstructionParser, TracedInstruction } from './events.js';
 import { parseTokenIx } from './spl-token/index.js';

@@ -32,8 +32,7 @@ import {
 } from '../core/programs.js';
 import { INSCRIPTIONS_PROGRAM, MPL_CORE_PROGRAM, TOKEN_METADATA_PROGRAM } from '../parsers/asset-accounts.js';
 import { normalizeAccountSnapshot } from './normalize-rpc.js';
-import { createRpcClient, type FetchLike, type RetryOptions, type RpcClient } from './rpc-client.js';
-import type { PollerCommitment } from './rpc-poller.js';
+import { createRpcClient, type FetchLike, type PollerCommitment, type RetryOptions, type RpcClient } from './rpc-client.js';
 
 /** Programs whose own accounts carry asset state: a missing account they listed is reported owned by them. */
 const ASSET_PROGRAMS: ReadonlySet<string> = new Set([TOKEN_METADATA_PROGRAM, MPL_CORE_PROGRAM, INSCRIPTIONS_PROGRAM]);

@@ -11,6 +11,9 @@ import type { Logger } from 'pino';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { parseJsonLossless } from './json.js';
 
+/** The commitments `getBlocks` accepts: the RPC poller's levels (account reads also take `processed`). */
+export type PollerCommitment = 'confirmed' | 'finalized';
+
 /** The subset of `fetch` the client uses, so tests and embedders can substitute their own transport. */
 export type FetchLike = (
   url: string,

@@ -29,12 +29,13 @@ import {
   createRpcClient,
   isSkippedSlotError,
   type FetchLike,
+  type PollerCommitment,
   type RetryOptions,
 } from './rpc-client.js';
 import type { BlockSource } from './source.js';
 import { ingestBackfilledBlocks, ingestGapsDetected, ingestRpcErrors, ingestRpcRetries } from '../core/metrics.js';
 
-export type PollerCommitment = 'confirmed' | 'finalized';
+export type { PollerCommitment };
 
 export interface RpcPollerOptions extends RetryOptions {
   url: string;

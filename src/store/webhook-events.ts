@@ -15,8 +15,7 @@
  */
 import type { Queryable } from './db.js';
 import type { Statement } from './bulk.js';
-import type { Matches, Subscription } from '../webhooks/match.js';
-import type { TxnStatus, WebhookType } from './webhooks.js';
+import type { Matches, Subscription, TxnStatus, WebhookType } from '../core/webhook-types.js';
 
 /** NOTIFY channel of newly queued events (a hint that wakes idle workers in every process; they also poll). */
 export const WEBHOOK_EVENTS_CHANNEL = 'solgate_webhook_events';

@@ -8,10 +8,10 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Db, Queryable } from './db.js';
+import type { TxnStatus, WebhookType } from '../core/webhook-types.js';
 import { restartPending } from './webhook-events.js';
 
-export type WebhookType = 'enhanced' | 'raw' | 'discord' | 'enhancedDevnet' | 'rawDevnet' | 'discordDevnet';
-export type TxnStatus = 'all' | 'success' | 'failed';
+export type { TxnStatus, WebhookType };
 
 /** The settings a client chooses (create, edit). */
 export interface WebhookSettings {

@@ -1,6 +1,7 @@
 /**
  * Which webhooks a transaction is delivered to, and the payloads it is delivered with. Pure: the subscriptions come
- * in from the store (src/store/webhook-events.ts), the classifier is the enhanced one.
+ * in from the store (src/store/webhook-events.ts), the classifier is the enhanced one; the shapes are in
+ * src/core/webhook-types.ts.
  *
  * A webhook matches a transaction when one of its `accountAddresses` is among the transaction's account keys
  * (static and loaded from lookup tables) or owns one of its token accounts (the owners the execution meta records),
@@ -13,38 +14,9 @@
  */
 import type { NormalizedTx } from '../core/model.js';
 import type { EnhancedTransaction } from '../enhanced/types.js';
-import type { WebhookType, TxnStatus } from '../store/webhooks.js';
-import { unknownIndexTiebreak } from '../ingest/fold-block.js';
+import { unknownIndexTiebreak } from '../core/tx-position.js';
+import type { Matches, OutboxEvent, Payload, Subscription, WebhookType } from '../core/webhook-types.js';
 import { rawTransaction } from './raw-payload.js';
-
-export interface Subscription {
-  id: string;
-  webhookType: WebhookType;
-  transactionTypes: readonly string[];
-  txnStatus: TxnStatus;
-}
-
-export interface OutboxEvent {
-  webhookId: string;
-  signature: string;
-  slot: number;
-  /** slot * 1e6 + index in block: the order of first attempts. */
-  position: number;
-}
-
-export interface Payload {
-  signature: string;
-  slot: number;
-  /** JSON text of the raw transaction. */
-  raw: string;
-  /** JSON text of the enhanced transaction; null for failed transactions. */
-  enhanced: string | null;
-}
-
-export interface Matches {
-  events: OutboxEvent[];
-  payloads: Payload[];
-}
 
 /** Addresses of `tx` a webhook can watch: account keys and token-account owners. */
 export function watchedAddresses(tx: NormalizedTx): string[] {

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { classifyTransaction } from '../../src/enhanced/index.js';
 import type { CompressedNftEvent, TransactionType } from '../../src/enhanced/index.js';
-import { walkTransaction } from '../../src/ingest/walk.js';
+import { walkTransaction } from '../../src/parsers/walk.js';
 import { parseTransaction } from '../../src/parsers/registry.js';
 import { allDasTransactions, cnftCases } from '../parsers/bubblegum/helpers.js';
 

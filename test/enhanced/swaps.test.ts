@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { uiAmount } from '../../src/core/encoding.js';
 import type { NormalizedTx } from '../../src/core/model.js';
 import { classifyTransaction, type EnhancedTransaction } from '../../src/enhanced/index.js';
-import { walkTransaction } from '../../src/ingest/walk.js';
+import { walkTransaction } from '../../src/parsers/walk.js';
 import { parseTransaction } from '../../src/parsers/registry.js';
 import { normalizeRpcTransaction } from '../../src/sources/normalize-rpc.js';
 

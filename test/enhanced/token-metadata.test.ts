@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { base58ToBytes } from '../../src/core/encoding.js';
 import { classifyTransaction } from '../../src/enhanced/index.js';
-import { walkTransaction } from '../../src/ingest/walk.js';
+import { walkTransaction } from '../../src/parsers/walk.js';
 import { parseTransaction } from '../../src/parsers/registry.js';
 import { normalizeRpcTransaction } from '../../src/sources/normalize-rpc.js';
 import { loadRecorded, signaturesVerify } from './recorded.js';

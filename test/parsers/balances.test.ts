@@ -8,7 +8,7 @@ import { type Address, generateKeyPairSigner, type KeyPairSigner, lamports } fro
 import { LiteSVM } from 'litesvm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TOKEN_PROGRAM } from '../../src/core/programs.js';
-import { solDeltas, tokenDeltas } from '../../src/ingest/balances.js';
+import { solDeltas, tokenDeltas } from '../../src/parsers/balances.js';
 import { execute } from './helpers.js';
 
 let svm: LiteSVM;

@@ -9,8 +9,8 @@ import { getMintDecoder, getTokenDecoder } from '@solana-program/token';
 import { describe, expect, it } from 'vitest';
 import { base64ToBytes } from '../../src/core/encoding.js';
 import { TOKEN_PROGRAM } from '../../src/core/programs.js';
-import { solDeltas, tokenDeltas } from '../../src/ingest/balances.js';
-import { walkTransaction } from '../../src/ingest/walk.js';
+import { solDeltas, tokenDeltas } from '../../src/parsers/balances.js';
+import { walkTransaction } from '../../src/parsers/walk.js';
 import type { DomainEvent } from '../../src/parsers/events.js';
 import { parseTransaction } from '../../src/parsers/registry.js';
 import {

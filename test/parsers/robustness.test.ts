@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { MEMO_PROGRAM, SYSTEM_PROGRAM, TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from '../../src/core/programs.js';
-import { walkTransaction } from '../../src/ingest/walk.js';
+import { walkTransaction } from '../../src/parsers/walk.js';
 import { guarded } from '../../src/parsers/common.js';
 import type { TracedInstruction } from '../../src/parsers/events.js';
 import { parseInstruction, parseTransaction } from '../../src/parsers/registry.js';

@@ -9,7 +9,7 @@ import { type Address, generateKeyPairSigner, type KeyPairSigner, lamports, type
 import { LiteSVM } from 'litesvm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ATA_PROGRAM, SYSTEM_PROGRAM, TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from '../../src/core/programs.js';
-import { walkTransaction } from '../../src/ingest/walk.js';
+import { walkTransaction } from '../../src/parsers/walk.js';
 import type { DomainEvent } from '../../src/parsers/events.js';
 import { parseTransaction } from '../../src/parsers/registry.js';
 import { execute } from './helpers.js';

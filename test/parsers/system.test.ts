@@ -17,7 +17,7 @@ import { createAddressWithSeed, generateKeyPairSigner, type KeyPairSigner, lampo
 import { LiteSVM } from 'litesvm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MEMO_PROGRAM } from '../../src/core/programs.js';
-import { solDeltas } from '../../src/ingest/balances.js';
+import { solDeltas } from '../../src/parsers/balances.js';
 import type { DomainEvent, SolTransferEvent } from '../../src/parsers/events.js';
 import { parseTransaction } from '../../src/parsers/registry.js';
 import { execute } from './helpers.js';

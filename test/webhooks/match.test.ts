@@ -13,7 +13,8 @@ import { normalizeRpcTransaction } from '../../src/sources/normalize-rpc.js';
 import { classifyTransaction } from '../../src/enhanced/index.js';
 import { parseTransaction } from '../../src/parsers/registry.js';
 import { rawTransaction } from '../../src/webhooks/raw-payload.js';
-import { matchTransactions, type Subscription } from '../../src/webhooks/match.js';
+import type { Subscription } from '../../src/core/webhook-types.js';
+import { matchTransactions } from '../../src/webhooks/match.js';
 
 const ROOT = join(import.meta.dirname, '..', 'fixtures', 'photon-transactions');
 const recorded = readdirSync(ROOT, { recursive: true, withFileTypes: true })

@@ -15,7 +15,7 @@
  * missing accounts, a corrupt leaf event) yields one `parse.failed` event.
  */
 import type { NormalizedTx } from '../../core/model.js';
-import { walkTransaction } from '../../ingest/walk.js';
+import { walkTransaction } from '../walk.js';
 import { errorReason, failed } from '../common.js';
 import type { TracedInstruction } from '../events.js';
 import { COMPRESSION_PROGRAM_BY_NOOP, decodeCompressionNoop, type ChangeLog } from '../account-compression/events.js';

@@ -21,7 +21,7 @@
  * `update-builder.ts` turns the events into the update's rows.
  */
 import type { Address, NormalizedTx } from '../../core/model.js';
-import { walkTransaction } from '../../ingest/walk.js';
+import { walkTransaction } from '../walk.js';
 import type { IxPath, TracedInstruction } from '../events.js';
 import { groupsOf, parseGroup } from './groups.js';
 import { LIGHT_PROGRAMS, VOTE_PROGRAM } from './programs.js';

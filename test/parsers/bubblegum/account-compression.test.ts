@@ -5,7 +5,7 @@
 import { getAccountCompressionEventSerializer } from '@metaplex-foundation/spl-account-compression';
 import { describe, expect, it } from 'vitest';
 import { bytesToBase58 } from '../../../src/core/encoding.js';
-import { walkTransaction } from '../../../src/ingest/walk.js';
+import { walkTransaction } from '../../../src/parsers/walk.js';
 import {
   COMPRESSION_PROGRAM_BY_NOOP,
   decodeCompressionNoop,

@@ -4,7 +4,7 @@
  * facts that must hold between the two noop events (leaf event vs change log) and the asset-id PDA.
  */
 import { describe, expect, it } from 'vitest';
-import { walkTransaction } from '../../../src/ingest/walk.js';
+import { walkTransaction } from '../../../src/parsers/walk.js';
 import { bytesToBase58 } from '../../../src/core/encoding.js';
 import {
   BUBBLEGUM_PROGRAM,

@@ -6,7 +6,7 @@
  * order, each instruction carrying its program and account addresses instead of indexes into `accountKeys`.
  */
 import type { CompiledInstruction, NormalizedTx } from '../core/model.js';
-import type { IxPath, TracedInstruction } from '../parsers/events.js';
+import type { IxPath, TracedInstruction } from './events.js';
 
 /**
  * Returns the outer instructions of `tx`, each immediately followed by its inner (CPI) instructions, as
