@@ -6,11 +6,11 @@
  *
  * Persistence across restarts (`serve --demo`, `snapshotDir` set): at graceful shutdown the workload and slot
  * production stop, `settle()` waits (bounded) until the index has every slot the chain produced, and `save()`
- * writes the chain (`chain.saveSnapshot`) and the workload's state (wallet keys, mints, spendable compressed
- * accounts) into `snapshotDir`, atomically (a temporary directory renamed into place). At the next start a saved
- * chain whose last slot equals the index checkpoint is restored and the workload continues on it with the same
- * wallets and mints, so balances, mints and the Light trees (leaf indexes, sequence numbers, hence proofs) go on
- * where the index left them. Otherwise (no snapshot: a crash, `kill -9`, a first run on an indexed database; or
+ * writes the chain (`chain.saveSnapshot`) and the workload's state (wallet keys, mints, NFT mints, spendable
+ * compressed accounts) into `snapshotDir`, atomically (a temporary directory renamed into place). At the next start
+ * a saved chain whose last slot equals the index checkpoint is restored and the workload continues on it with the
+ * same wallets, mints and NFTs, so balances, mints, NFT holders and the Light trees (leaf indexes, sequence numbers,
+ * hence proofs) go on where the index left them. Otherwise (no snapshot: a crash, `kill -9`, a first run on an indexed database; or
  * one of another database) a fresh chain starts after the checkpoint, so the indexed slots never rewind, with a
  * warning: chain state starts over and the earlier run's ZK Compression trees are no longer on chain.
  */
@@ -18,16 +18,48 @@ import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, re
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { createLocalnet, startDemoWorkload, type Localnet, type DemoWorkload, type LocalnetOptions, type ChainSnapshotMeta } from '../sources/localnet/index.js';
-import type { DemoOptions, DemoState, LightDemoInfo } from '../sources/localnet/demo.js';
+import { DEMO_TOKENS, type DemoOptions, type DemoState, type LightDemoInfo } from '../sources/localnet/demo.js';
+import { onMintTokenMetadata } from '../sources/localnet/demo-assets.js';
+import type { TokenInfo } from '../pricing/token-registry.js';
 
 /** The snapshot directory's name inside SOLGATE_DATA_DIR. */
 export const DEMO_SNAPSHOT_DIR = 'localnet-snapshot';
+
+/**
+ * The demo's DAS assets: Token-2022 mints carrying their metadata on chain (MetadataPointer + TokenMetadata), so
+ * `getAsset`/`getAssetsByOwner`/`searchAssets` answer them with `content.metadata` name and symbol.
+ */
+export interface DemoAssetIds {
+  /** An NFT to show with `getAsset` (member #1 of the collection; it moves between the wallets). */
+  nft: string;
+  /** The collection (token group) NFT; it stays with `owner`. */
+  collection: string;
+  /** Every member NFT (#1, #2, … one per wallet at setup). */
+  nfts: string[];
+  /** The Token-2022 fungible (named on chain: DEMO22). */
+  fungible: string;
+  /**
+   * A wallet that always holds demo assets (the collection NFT and DEMO22): an owner for `getAssetsByOwner` /
+   * `searchAssets` with `displayOptions.showFungible: true` (Token-2022 NFTs without Token Metadata are
+   * FungibleToken-interface assets owned through token accounts in the DAS reference solgate follows).
+   */
+  owner: string;
+}
 
 export interface DemoChain {
   url: string;
   faucet: string;
   wallets: string[];
   mints: { splToken: string; token2022: string };
+  /** The Token-2022 NFTs and fungible DAS indexes, or null without the workload. */
+  assets: DemoAssetIds | null;
+  /**
+   * Token registry entries (`serve`'s overlay) of the demo mints: the classic SPL Token mint and the
+   * compressed-token mint (no metadata of their own) as `DEMO_TOKENS` names them; the Token-2022 mints (DEMO22, the
+   * collection, the NFTs) with the name and symbol their TokenMetadata extension has on chain now, so every API
+   * that names tokens from the registry (balances, transfers) agrees with DAS `content.metadata`.
+   */
+  tokenOverlay(): Array<[string, TokenInfo]>;
   /** The compressed activity (its compressed-token mint, counters), or null without Light. */
   light: LightDemoInfo | null;
   /** Whether the chain has the Light programs and genesis trees. */
@@ -37,6 +69,8 @@ export interface DemoChain {
   /** Whether the chain (and the workload, when one was saved) continues a saved snapshot. */
   restored: boolean;
   localnet: Localnet;
+  /** The demo workload (its counters and current NFT holders), or null without it. */
+  workload: DemoWorkload | null;
   /**
    * Stops the workload and slot production (the open slot is closed), then waits until `indexedSlot()` reaches the
    * chain's last slot or `timeoutMs` (default 15 s) passes. Returns whether the index caught up (a warning otherwise).
@@ -175,11 +209,24 @@ export async function startDemoChain(o: {
     faucet: localnet.chain.faucet.address,
     wallets: demo ? [...demo.wallets] : [],
     mints: demo ? { ...demo.mints } : { splToken: '', token2022: '' },
+    assets: demo
+      ? {
+        nft: demo.assets.nfts[0], collection: demo.assets.collection, nfts: [...demo.assets.nfts],
+        fungible: demo.mints.token2022, owner: demo.wallets[0],
+      }
+      : null,
+    tokenOverlay: () => (demo
+      ? demoTokenOverlay({
+        splToken: demo.mints.splToken, compressed: demo.light?.mint ?? null,
+        token2022: [demo.mints.token2022, demo.assets.collection, ...demo.assets.nfts],
+      }, (mint) => localnet.chain.getAccount(mint)?.data ?? null)
+      : []),
     light: demo?.light ?? null,
     lightGenesis,
     startSlot,
     restored: restoredFrom !== null,
     localnet,
+    workload: demo,
     async settle({ indexedSlot, timeoutMs = 15_000 }) {
       const last = await quiesce();
       const deadline = Date.now() + timeoutMs;
@@ -220,6 +267,26 @@ export async function startDemoChain(o: {
       await localnet.close();
     },
   };
+}
+
+/**
+ * The registry entries of the demo mints: `DEMO_TOKENS` for those without metadata of their own (SPL Token,
+ * compressed), the on-chain TokenMetadata for the Token-2022 ones (read through `accountData`; a mint without it
+ * gets no entry). `DEMO_TOKENS` is the one place the demo's names are defined: the workload writes the Token-2022
+ * ones on chain from it.
+ */
+export function demoTokenOverlay(
+  mints: { splToken: string; compressed: string | null; token2022: string[] },
+  accountData: (mint: string) => Uint8Array | null,
+): Array<[string, TokenInfo]> {
+  const out: Array<[string, TokenInfo]> = [[mints.splToken, { ...DEMO_TOKENS.splToken }]];
+  if (mints.compressed) out.push([mints.compressed, { ...DEMO_TOKENS.compressed }]);
+  for (const mint of mints.token2022) {
+    const data = accountData(mint);
+    const md = data ? onMintTokenMetadata(data) : null;
+    if (md) out.push([mint, { symbol: md.symbol, name: md.name }]);
+  }
+  return out;
 }
 
 /**

@@ -51,9 +51,7 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
     });
     closers.push(() => demo!.stop());
     rpcUrl = demo.url;
-    overlay.set(demo.mints.splToken, { symbol: 'DEMO', name: 'Demo Token', priceUsd: 2.5 });
-    overlay.set(demo.mints.token2022, { symbol: 'DEMO22', name: 'Demo Token-2022' });
-    if (demo.light) overlay.set(demo.light.mint, { symbol: 'ZDEMO', name: 'Demo Compressed Token' });
+    for (const [mint, info] of demo.tokenOverlay()) overlay.set(mint, info);
     await upsertIdentities(db, [{ address: demo.faucet, name: 'Localnet Faucet', type: 'faucet', category: 'Infrastructure', tags: ['localnet'] }]);
     // The Sender's tip accounts exist on mainnet; on the demo chain they are funded so small tips can land.
     await fundTipAccounts(demo.url, config.senderTipAccounts ?? DEFAULT_TIP_ACCOUNTS).catch((err) => logger.warn({ err }, 'localnet: funding the Sender tip accounts failed'));

@@ -20,6 +20,7 @@ import { LocalChain } from '../../src/sources/localnet/index.js';
 import { LIGHT_STATE_TREES_V1, v1StateTreeNextIndex } from '../../src/sources/localnet/light.js';
 import { createRpcPoller, fetchAccounts } from '../../src/sources/rpc-poller.js';
 import { createIngester } from '../../src/ingest/pipeline.js';
+import { drainAssetIndex } from '../../src/ingest/asset-index.js';
 import { getCheckpoint } from '../../src/store/chain.js';
 import { queryHoldings, querySolBalance } from '../../src/store/tokens.js';
 import { base58ToBytes } from '../../src/core/encoding.js';
@@ -110,6 +111,8 @@ let saved2: number;
 /** The first run's chain at its end. */
 let end1: { balances: bigint[]; faucet: bigint; v1Next: bigint[] };
 let firstV1: Awaited<ReturnType<typeof v1Accounts>>;
+/** The first run's NFT holders at its end. */
+let holders1: Map<string, string>;
 
 beforeAll(async () => {
   await initPoseidon();
@@ -121,12 +124,18 @@ beforeAll(async () => {
   run1 = r1.demo;
   expect(run1.restored).toBe(false);
   const l1 = run1.light!;
-  await until('run 1 compressed activity', () => l1.stats.v1Outputs >= 6 && l1.stats.solTransfers >= 2 && l1.stats.tokenTransfers >= 1);
+  await until('run 1 compressed activity and NFT transfers', () => l1.stats.v1Outputs >= 6 && l1.stats.solTransfers >= 2 && l1.stats.tokenTransfers >= 1 && run1.workload!.assets.stats.nftTransfers >= 2);
   saved1 = (await r1.shutdown())!;
   // What run 2 must start from: the snapshot holds run 1's last state.
   const snap = await LocalChain.loadSnapshot(join(snapshotDir, 'chain'), { slotMs: 0 });
   expect(snap.slot).toBe(saved1);
   for (const w of run1.wallets) expect(snap.getBalance(w)).toBe(run1.localnet.chain.getBalance(w));
+  // The NFTs are in it where run 1 left them.
+  holders1 = run1.workload!.assets.holders();
+  for (const [mint, w] of holders1) {
+    const [ata] = await findAssociatedTokenPda({ owner: address(w), mint: address(mint), tokenProgram: address(TOKEN_2022_PROGRAM) });
+    expect(tokenAmount(snap, ata), mint).toBe(1n);
+  }
   snap.stop();
   const c1 = run1.localnet.chain;
   end1 = {
@@ -140,8 +149,9 @@ beforeAll(async () => {
   const r2 = await startRun();
   run2 = r2.demo;
   const l2 = run2.light!;
-  await until('run 2 compressed activity', () => l2.stats.v1Outputs >= 4 && l2.stats.solTransfers + l2.stats.tokenTransfers >= 2);
+  await until('run 2 compressed activity and NFT transfers', () => l2.stats.v1Outputs >= 4 && l2.stats.solTransfers + l2.stats.tokenTransfers >= 2 && run2.workload!.assets.stats.nftTransfers >= 2);
   saved2 = (await r2.shutdown())!;
+  await drainAssetIndex(ta.t.db); // the DAS list index refreshes in the background after each write
 }, 180_000);
 
 afterAll(async () => {
@@ -194,6 +204,32 @@ describe('serve --demo restarted on the same data directory', () => {
         const [ata] = await findAssociatedTokenPda({ owner: address(w), mint: address(mint), tokenProgram: address(program) });
         expect(BigInt(h!.amount), `${w} ${mint}`).toBe(tokenAmount(c2, ata));
       }
+    }
+  });
+
+  it('the demo NFTs survive the restart: same mints and group, holders continued from the chain, DAS answers them', async () => {
+    expect(run2.assets).toEqual(run1.assets);
+    expect(run2.workload!.resumed).toBe(true);
+    const c2 = run2.localnet.chain;
+    const a = run2.assets!;
+    // Run 2 moved NFTs on from where run 1 left them (holders read back from the restored chain); every move is on chain.
+    const holders2 = run2.workload!.assets.holders();
+    expect(run2.workload!.assets.stats.nftTransfers).toBeGreaterThanOrEqual(2);
+    for (const [mint, w] of holders2) {
+      const [ata] = await findAssociatedTokenPda({ owner: address(w), mint: address(mint), tokenProgram: address(TOKEN_2022_PROGRAM) });
+      expect(tokenAmount(c2, ata), mint).toBe(1n);
+    }
+    const group = await rpc('getAsset', { id: a.collection });
+    expect(group.mint_extensions.token_group.size).toBe(a.nfts.length); // no second set of members after the restart
+    for (const [k, id] of a.nfts.entries()) {
+      const asset = await rpc('getAsset', { id });
+      expect(asset.content.metadata.name).toBe(`Solgate Demo NFT #${k + 1}`);
+      expect(asset.mint_extensions.token_group_member.group).toBe(a.collection);
+    }
+    for (const w of run2.wallets) {
+      const held: string[] = [...holders2].filter(([, h]) => h === w).map(([m]) => m);
+      const ids = (await rpc('getAssetsByOwner', { ownerAddress: w, displayOptions: { showFungible: true }, limit: 100 })).items.map((i: any) => i.id);
+      for (const m of a.nfts) expect(ids.includes(m), `${w} ${m}`).toBe(held.includes(m));
     }
   });
 

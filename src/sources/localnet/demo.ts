@@ -1,10 +1,12 @@
 /**
  * Demo workload for the localnet: a few wallets funded from the faucet, an SPL Token mint and a Token-2022
- * mint (transfer-fee config + metadata pointer + on-mint metadata), their ATAs, then a steady trickle of SOL
- * transfers and `transferChecked` token transfers (some as v0 transactions through an address lookup table),
- * with an occasional failing transfer (more than the balance) that lands with `meta.err` and a charged fee.
+ * mint (transfer-fee config + metadata pointer + on-mint metadata named as `DEMO_TOKENS.token2022`), their ATAs,
+ * a Token-2022 NFT collection with one NFT per wallet (`demo-assets.ts`), then a steady trickle of SOL
+ * transfers, `transferChecked` token transfers (some as v0 transactions through an address lookup table) and NFT
+ * transfers between the wallets, with an occasional failing transfer (more than the balance) that lands with
+ * `meta.err` and a charged fee.
  * On a chain with the Light genesis it also does ZK Compression activity (compressed SOL and tokens, V1 and
- * V2 trees; `demo-light.ts`), one compressed transaction every fourth transfer.
+ * V2 trees; `demo-light.ts`), one compressed transaction every fifth transaction.
  * Every transaction is built with @solana/kit and the @solana-program/* instruction builders.
  * A stopped workload's `state()` (wallet keys, mints, table, spendable compressed accounts), saved with a chain
  * snapshot, lets `resume` continue it on the restored chain without any setup (`serve --demo` restarts).
@@ -15,6 +17,7 @@ import * as spl from '@solana-program/token';
 import * as t22 from '@solana-program/token-2022';
 import { base58ToBytes, bytesToBase58 } from '../../core/encoding.js';
 import { getCreateLookupTableInstruction, getExtendLookupTableInstruction } from './alt.js';
+import { DEMO_TOKENS, startDemoAssets, type DemoAssets, type DemoAssetsInfo, type DemoAssetsState } from './demo-assets.js';
 import type { LocalChain } from './chain.js';
 import { buildWireTransaction, demoClient, type DemoClient } from './demo-client.js';
 import {
@@ -23,6 +26,8 @@ import {
 
 export { buildWireTransaction } from './demo-client.js';
 export type { LightDemoInfo, LightDemoOptions, LightDemoStats, LightDemoState } from './demo-light.js';
+export { DEMO_TOKENS, demoNftName } from './demo-assets.js';
+export type { DemoAssetsInfo, DemoAssetsState, DemoTokenName } from './demo-assets.js';
 
 export interface DemoOptions {
   /** Number of wallets (>= 2). Default 4. */
@@ -46,7 +51,8 @@ export interface DemoOptions {
    * Continue a workload saved with `state()` on the same chain state (a chain restored from the snapshot taken
    * together with it): its wallets, mints and lookup table are reused and no setup transaction is sent. `wallets`
    * is then ignored. The compressed activity resumes when `resume.light` is set and Light is on; when Light is
-   * on but the saved workload had none, it is set up as on a fresh chain.
+   * on but the saved workload had none, it is set up as on a fresh chain. So are the NFTs when the saved workload
+   * has none (saved before they existed).
    */
   resume?: DemoState;
 }
@@ -63,6 +69,8 @@ export interface DemoState {
   token2022Mint: Address;
   lookupTable: Address;
   light: LightDemoState | null;
+  /** The Token-2022 NFT collection and its NFTs (absent in states saved before the demo had them). */
+  assets?: DemoAssetsState;
 }
 
 export interface DemoWorkload {
@@ -73,6 +81,8 @@ export interface DemoWorkload {
   readonly stats: { sent: number; failedOnPurpose: number; errors: number };
   /** The compressed activity (mint, counters, V2 queues still open), or null when it is off. */
   readonly light: LightDemoInfo | null;
+  /** The Token-2022 NFT collection, its NFTs and their current holders. */
+  readonly assets: DemoAssetsInfo;
   /** Whether this workload continued a saved one (`resume`) instead of setting up new wallets and mints. */
   readonly resumed: boolean;
   stop(): Promise<void>;
@@ -108,9 +118,10 @@ export async function startDemoWorkload(target: LocalChain | string, opts: DemoO
     if (opts.light && !(await hasLightPrograms(client))) throw new Error('demo: light requested but the chain has no Light programs and trees (start it with light: true)');
     light = await startLightDemo({ client, send: (payer, instructions) => send(payer, instructions), wallets, log }, opts.lightOptions, opts.resume?.light ?? undefined);
   }
+  const assets: DemoAssets = await startDemoAssets({ client, send: (payer, instructions) => send(payer, instructions), wallets, log }, opts.resume?.assets);
   log(opts.resume ? 'demo workload resumed' : 'demo workload ready', {
     wallets: wallets.map((w) => w.address), splMint, token2022Mint: t22Mint, lookupTable: table,
-    compressedMint: light?.info.mint ?? null,
+    compressedMint: light?.info.mint ?? null, nftCollection: assets.info.collection,
   });
 
   const stats = { sent: 0, failedOnPurpose: 0, errors: 0 };
@@ -121,9 +132,10 @@ export async function startDemoWorkload(target: LocalChain | string, opts: DemoO
     const i = rand(n);
     const j = (i + 1 + rand(n - 1)) % n;
     const from = wallets[i];
-    const kind = round++ % (light ? 4 : 3);
-    if (kind === 3) {
-      await light!.tick();
+    // SOL, SPL Token, Token-2022, NFT, then (with Light) a compressed transaction.
+    const kind = round++ % (light ? 5 : 4);
+    if (kind === 3 || kind === 4) {
+      await (kind === 3 ? assets.tick() : light!.tick());
       stats.sent++;
       return;
     }
@@ -167,6 +179,7 @@ export async function startDemoWorkload(target: LocalChain | string, opts: DemoO
     lookupTable: table,
     stats,
     light: light?.info ?? null,
+    assets: assets.info,
     resumed: opts.resume !== undefined,
     stop: async () => {
       stopped = true;
@@ -175,7 +188,7 @@ export async function startDemoWorkload(target: LocalChain | string, opts: DemoO
     },
     state: () => ({
       version: 1, walletKeys: walletKeys.map((k) => bytesToBase58(k)), splMint, token2022Mint: t22Mint, lookupTable: table,
-      light: light?.state() ?? null,
+      light: light?.state() ?? null, assets: assets.state(),
     }),
   };
 }
@@ -245,10 +258,8 @@ async function setUpBase(client: DemoClient, send: DemoSend, n: number, solPerWa
     }),
     t22.extension('MetadataPointer', { authority: admin.address, metadataAddress: t22Mint.address }),
   ];
-  const metadata = t22.extension('TokenMetadata', {
-    updateAuthority: admin.address, mint: t22Mint.address, name: 'Solgate Demo', symbol: 'SGD',
-    uri: 'https://example.com/sgd.json', additionalMetadata: new Map(),
-  });
+  const { name, symbol, uri } = DEMO_TOKENS.token2022;
+  const metadata = t22.extension('TokenMetadata', { updateAuthority: admin.address, mint: t22Mint.address, name, symbol, uri, additionalMetadata: new Map() });
   const space = t22.getMintSize(extensions);
   await send(admin, [
     // Rent for the final size (metadata reallocates), space for the fixed-size extensions only.
