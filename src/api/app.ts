@@ -10,13 +10,15 @@ import { tokenMetadataApi } from './rest/token-metadata.js';
 import { webhooksApi } from './rest/webhooks.js';
 import { transactionsApi } from './rest/transactions.js';
 import { jsonRpcApi } from './rpc/index.js';
-import { senderApi } from '../sender/routes.js';
+import { senderApi, senderUnconfiguredApi } from '../sender/routes.js';
 import { adminApi } from './admin/index.js';
 import { normalizeError } from './plugins/errors.js';
 import { restErrorBody } from './wire/errors.js';
 import { SolgateError } from '../core/errors.js';
 import { docsApi } from './docs/index.js';
 import { opsApi } from './ops.js';
+import { registerCors } from './plugins/cors.js';
+import { registerJsonParser } from './plugins/json-body.js';
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -78,6 +80,11 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
     reply.status(404).send({ error: 'Not found', code: 404, details: `no route for ${req.method} ${req.url.split('?')[0]}` });
   });
 
+  // Inherited by every interface: an empty application/json body is no body (not a 400), and CORS on the keyed
+  // interfaces (preflights answered before any key check; none on the admin API and the dashboard).
+  registerJsonParser(app as unknown as FastifyInstance);
+  await registerCors(app as unknown as FastifyInstance, deps.corsOrigins);
+
   // /docs, /docs/openapi.json, /docs/openrpc.json (no key); first, so it records every route registered after it.
   docsApi(app as unknown as FastifyInstance);
 
@@ -89,9 +96,11 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(async (scope) => webhooksApi(scope, deps));
   await app.register(async (scope) => transactionsApi(scope, deps));
   await app.register(async (scope) => jsonRpcApi(scope, deps));
-  // Admin API and dashboard (only when an admin token is configured).
-  if (deps.admin) await app.register(async (scope) => adminApi(scope, deps));
-  // Keys presented to the Sender are checked against this app's database.
+  // Admin API and dashboard (without an admin token, their paths answer a 404 naming SOLGATE_ADMIN_TOKEN).
+  await app.register(async (scope) => adminApi(scope, deps));
+  // Keys presented to the Sender are checked against this app's database. Without an upstream, /fast and /ping
+  // answer 503 naming the variables to set.
   if (deps.sender) await app.register(async (scope) => senderApi(scope, { ...deps.sender!, db: deps.sender!.db ?? deps.db }));
+  else await app.register(async (scope) => senderUnconfiguredApi(scope));
   return app as unknown as FastifyInstance;
 }

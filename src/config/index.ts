@@ -26,6 +26,7 @@ export const ENV_VARS: EnvVar[] = [
   { name: 'SOLGATE_IDENTITIES_FILE', default: 'data/known-entities.csv', description: 'Known-entity registry loaded into an empty database at start (CSV or JSON); `solgate identities import` adds more' },
   { name: 'SOLGATE_EXPLORER_TX_URL', default: 'https://orbmarkets.io/tx/', description: 'Prefix of funded-by `explorerUrl`' },
   { name: 'SOLGATE_TRUST_PROXY', default: 'false', description: 'Trust X-Forwarded-For for client IPs (IP allow-lists behind a proxy): false | true | hop count | CIDR list' },
+  { name: 'SOLGATE_CORS_ORIGINS', default: '*', description: 'Origins browser apps may call the keyed interfaces from (CORS on JSON-RPC /, /v1, /v0, /fast, /ping and the /docs JSON documents; never on /admin/api or /dashboard): * = any origin, a comma-separated list of origins (e.g. `https://app.example.com,http://localhost:3000`; `https://*.example.com` matches its subdomains), or none' },
   { name: 'SOLGATE_LOCALNET_PORT', default: '8899', description: 'Port of the built-in localnet JSON-RPC (serve --demo, localnet); 0 = any free port' },
   { name: 'SOLGATE_LOCALNET_SLOT_MS', default: '400', description: 'Slot time of the built-in localnet' },
   { name: 'SOLGATE_LOCALNET_LIGHT', default: 'true', description: 'Load the Light Protocol (ZK Compression) programs and genesis trees into the built-in localnet, and add compressed activity to its demo workload (costs ~0.2 s of start-up and ~65 MB of memory): true | false' },
@@ -90,6 +91,8 @@ export interface Config {
   identitiesFile: string;
   explorerTxUrl: string;
   trustProxy: boolean | number | string;
+  /** `*`, or the allowed origins (normalized, `https://*.example.com` kept as a pattern); [] = none. */
+  corsOrigins: '*' | string[];
   localnetPort: number;
   localnetSlotMs: number;
   localnetLight: boolean;
@@ -193,6 +196,28 @@ function optionalUrl(name: string, v: string | undefined): string | undefined {
   return v;
 }
 
+/** SOLGATE_CORS_ORIGINS: `*`, `none`, or a comma-separated list of origins (scheme://host[:port], `*.` subdomain patterns). */
+function corsOrigins(v: string): '*' | string[] {
+  const list = v.split(',').map((x) => x.trim()).filter(Boolean);
+  if (list.includes('*')) return '*';
+  if (list.length === 1 && list[0].toLowerCase() === 'none') return [];
+  const bad = (o: string) =>
+    new ConfigError(`SOLGATE_CORS_ORIGINS must be *, none or a comma-separated list of origins like https://app.example.com or http://localhost:3000, got "${o}"`);
+  return list.map((raw) => {
+    const o = raw.replace(/\/+$/, '');
+    const wildcard = /^[a-z][a-z0-9+.-]*:\/\/\*\./i.test(o);
+    let u: URL;
+    try {
+      u = new URL(wildcard ? o.replace('://*.', '://wildcard.') : o);
+    } catch {
+      throw bad(raw);
+    }
+    // An origin is scheme://host[:port]: nothing after it (path, query, fragment) and no credentials.
+    if ((u.protocol !== 'http:' && u.protocol !== 'https:') || u.pathname !== '/' || /[?#@]/.test(o) || !u.hostname) throw bad(raw);
+    return wildcard ? u.origin.replace('://wildcard.', '://*.') : u.origin;
+  });
+}
+
 /** The admin token: long enough not to be guessed, no whitespace (it travels in an Authorization header). */
 function adminToken(v: string | undefined): string | undefined {
   if (v === undefined) return undefined;
@@ -231,6 +256,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     identitiesFile: get('SOLGATE_IDENTITIES_FILE')!,
     explorerTxUrl: get('SOLGATE_EXPLORER_TX_URL')!,
     trustProxy: tp === 'true' ? true : tp === 'false' ? false : /^\d+$/.test(tp) ? Number(tp) : tp,
+    corsOrigins: corsOrigins(get('SOLGATE_CORS_ORIGINS')!),
     localnetPort: int('SOLGATE_LOCALNET_PORT', get('SOLGATE_LOCALNET_PORT')!, 0, 65535),
     localnetSlotMs: int('SOLGATE_LOCALNET_SLOT_MS', get('SOLGATE_LOCALNET_SLOT_MS')!, 10),
     localnetLight: bool('SOLGATE_LOCALNET_LIGHT', get('SOLGATE_LOCALNET_LIGHT')!),

@@ -43,26 +43,47 @@ function failureError(failures: UpstreamResult[]): SolgateError {
   return new SolgateError('UNAVAILABLE', 'no upstream accepted the transaction', { context: { data } });
 }
 
+/** Errors of the Sender routes in their JSON-RPC shape, keeping the HTTP status (compat-facts §4). */
+function senderErrorHandler(err: unknown, req: FastifyRequest, reply: FastifyReply): void {
+  let e: SolgateError;
+  if (err instanceof SolgateError) e = err;
+  else if ((err as { statusCode?: number }).statusCode === 413) e = new SolgateError('PAYLOAD_TOO_LARGE', 'request body too large');
+  else if ((err as { code?: string }).code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err instanceof SyntaxError) e = new SolgateError('PARSE_ERROR', 'Parse error: the body is not valid JSON');
+  else if (((err as { statusCode?: number }).statusCode ?? 500) < 500) e = new SolgateError('INVALID_REQUEST', `Invalid request: ${(err as Error).message}`);
+  else {
+    req.log.error({ err }, 'sender: internal error');
+    e = new SolgateError('INTERNAL', 'Internal error');
+  }
+  const { status, body } = senderErrorBody(e, (req.body as { id?: unknown } | undefined)?.id ?? null);
+  if (e.retryAfter !== undefined) reply.header('retry-after', String(e.retryAfter));
+  reply.status(status).send(body);
+}
+
+/** What `/fast` and `/ping` answer (503, -32002) on a gateway with no Sender upstream. */
+export const SENDER_NOT_CONFIGURED =
+  'Sender is not configured on this gateway: set SOLGATE_SENDER_RPC_URLS (comma-separated upstream RPC URLs) or SOLANA_RPC_URL and restart solgate';
+
+/**
+ * `/fast` and `/ping` of a gateway without a Sender upstream: 503 with the JSON-RPC error body naming the variable to
+ * set (not a 404 that reads like a wrong URL). Left out of /docs like the interface they stand for.
+ */
+export async function senderUnconfiguredApi(app: FastifyInstance): Promise<void> {
+  app.setErrorHandler(senderErrorHandler);
+  const unavailable = async () => {
+    throw new SolgateError('UNAVAILABLE', SENDER_NOT_CONFIGURED);
+  };
+  // In onRequest, so the answer is the same whatever the body (nothing is parsed).
+  app.post('/fast', { schema: { hide: true }, onRequest: unavailable }, async () => undefined);
+  app.get('/ping', { schema: { hide: true }, onRequest: unavailable }, async () => undefined);
+}
+
 export async function senderApi(app: FastifyInstance, deps: SenderDeps): Promise<void> {
   const limiter = new RateLimiterMemory({ points: deps.rateLimitPerSecond, duration: 1 });
   // Status lookups (confirmation polling) have their own, larger allowance: ten per allowed transaction.
   const statusLimiter = new RateLimiterMemory({ points: deps.rateLimitPerSecond * 10, duration: 1, keyPrefix: 'status' });
   const authenticate = deps.db ? createAuthenticator(deps.db, 'rpc') : null;
 
-  app.setErrorHandler((err, req, reply) => {
-    let e: SolgateError;
-    if (err instanceof SolgateError) e = err;
-    else if ((err as { statusCode?: number }).statusCode === 413) e = new SolgateError('PAYLOAD_TOO_LARGE', 'request body too large');
-    else if ((err as { code?: string }).code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err instanceof SyntaxError) e = new SolgateError('PARSE_ERROR', 'Parse error: the body is not valid JSON');
-    else if (((err as { statusCode?: number }).statusCode ?? 500) < 500) e = new SolgateError('INVALID_REQUEST', `Invalid request: ${(err as Error).message}`);
-    else {
-      req.log.error({ err }, 'sender: internal error');
-      e = new SolgateError('INTERNAL', 'Internal error');
-    }
-    const { status, body } = senderErrorBody(e, (req.body as { id?: unknown } | undefined)?.id ?? null);
-    if (e.retryAfter !== undefined) reply.header('retry-after', String(e.retryAfter));
-    reply.status(status).send(body);
-  });
+  app.setErrorHandler(senderErrorHandler);
 
   app.get('/ping', async (_req, reply) => {
     reply.type('text/plain');

@@ -37,11 +37,27 @@ function expectError(r: { status: number; body: Json }, status: number, re?: Reg
 }
 
 describe('admin API: enablement and auth', () => {
-  it('is absent (404) without an admin token', async () => {
+  it('is off (404) without an admin token, and says how to turn it on', async () => {
     const off = await createTestApp();
     try {
-      for (const url of ['/dashboard', '/admin/api/keys', '/dashboard/assets/dashboard.js'])
-        expect((await off.app.inject({ url, headers: { authorization: `Bearer ${TOKEN}` } })).statusCode, url).toBe(404);
+      // The dashboard: an HTML page naming the variable and how to make a token (under the page's strict CSP).
+      for (const url of ['/dashboard', '/dashboard/', '/dashboard/assets/dashboard.js']) {
+        const r = await off.app.inject({ url, headers: { authorization: `Bearer ${TOKEN}` } });
+        expect(r.statusCode, url).toBe(404);
+        expect(r.headers['content-type'], url).toMatch(/^text\/html/);
+        expect(r.headers['content-security-policy'], url).toContain("default-src 'none'");
+        expect(r.body, url).toContain('SOLGATE_ADMIN_TOKEN');
+        expect(r.body, url).toContain('openssl rand -hex 32');
+      }
+      // The admin API: the REST error format, naming the variable, whatever the method.
+      for (const [method, url] of [['GET', '/admin/api/keys'], ['POST', '/admin/api/keys'], ['PATCH', '/admin/api/keys/abc'], ['GET', '/admin/api']] as const) {
+        const r = await off.app.inject({ method, url, headers: { authorization: `Bearer ${TOKEN}` }, ...(method === 'GET' ? {} : { payload: {} }) });
+        expect(r.statusCode, url).toBe(404);
+        expect(r.json(), url).toEqual({ error: 'Admin API is disabled', code: 404, details: expect.stringMatching(/^set SOLGATE_ADMIN_TOKEN to a secret of at least 16 characters/) });
+      }
+      // Neither stand-in is in the API documents.
+      const doc = (await off.app.inject({ url: '/docs/openapi.json' })).json() as { paths: Record<string, unknown> };
+      expect(Object.keys(doc.paths).filter((p) => p.startsWith('/admin') || p.startsWith('/dashboard'))).toEqual([]);
     } finally {
       await off.close();
     }

@@ -131,10 +131,13 @@ describe('Wallet REST: keys', () => {
 });
 
 describe('JSON-RPC envelope', () => {
-  it('no key → HTTP 401 with a JSON-RPC error', async () => {
+  it('no key → HTTP 401 with a JSON-RPC error in the REST wording; a wrong key → "invalid api key provided"', async () => {
     const r = await ta.app.inject({ method: 'POST', url: '/', payload: { jsonrpc: '2.0', id: 'a', method: 'getIndexerSlot' } });
     expect(r.statusCode).toBe(401);
-    expect(r.json()).toEqual({ jsonrpc: '2.0', error: { code: -32401, message: 'invalid api key provided' }, id: 'a' });
+    expect(r.json()).toEqual({ jsonrpc: '2.0', error: { code: -32401, message: 'API key required. Pass via ?api-key=xxx or X-Api-Key header' }, id: 'a' });
+    const wrong = await ta.app.inject({ method: 'POST', url: '/?api-key=not-a-key', payload: { jsonrpc: '2.0', id: 'b', method: 'getIndexerSlot' } });
+    expect(wrong.statusCode).toBe(401);
+    expect(wrong.json()).toEqual({ jsonrpc: '2.0', error: { code: -32401, message: 'invalid api key provided' }, id: 'b' });
   });
   it('valid key → result; unknown method → -32601; bad envelope → -32600; bad JSON → -32700', async () => {
     const call = (payload: unknown) => ta.app.inject({ method: 'POST', url: `/?api-key=${ta.key}`, payload: payload as object });

@@ -173,10 +173,11 @@ describe('/v0/webhooks: validation (400)', () => {
     ['not a URL', valid({ webhookURL: 'not a url' }), /Invalid webhookURL.*not an absolute URL/],
     ['relative URL', valid({ webhookURL: '/hook' }), /Invalid webhookURL/],
     ['ftp URL', valid({ webhookURL: 'ftp://example.com/x' }), /must use https, got ftp/],
-    ['http without the operator flag', valid({ webhookURL: 'http://example.com/hook' }), /must use https/],
-    ['localhost', valid({ webhookURL: 'https://localhost:3000/hook' }), /localhost is not allowed/],
-    ['loopback address', valid({ webhookURL: 'https://127.0.0.1/hook' }), /public address; 127\.0\.0\.1/],
-    ['private address', valid({ webhookURL: 'https://10.1.2.3/hook' }), /public address/],
+    // Refusals an operator can lift name the variable that lifts them.
+    ['http without the operator flag', valid({ webhookURL: 'http://example.com/hook' }), /must use https.*SOLGATE_WEBHOOKS_ALLOW_HTTP=true/],
+    ['localhost', valid({ webhookURL: 'https://localhost:3000/hook' }), /localhost is not allowed.*SOLGATE_WEBHOOKS_ALLOW_PRIVATE=true/],
+    ['loopback address', valid({ webhookURL: 'https://127.0.0.1/hook' }), /public address; 127\.0\.0\.1.*SOLGATE_WEBHOOKS_ALLOW_PRIVATE=true/],
+    ['private address', valid({ webhookURL: 'https://10.1.2.3/hook' }), /public address.*SOLGATE_WEBHOOKS_ALLOW_PRIVATE=true/],
     ['IPv6 loopback', valid({ webhookURL: 'https://[::1]/hook' }), /public address/],
     ['metadata address', valid({ webhookURL: 'https://169.254.169.254/latest' }), /public address/],
     ['too long URL', valid({ webhookURL: `https://example.com/${'a'.repeat(2100)}` }), /at most 2048 characters/],
@@ -246,11 +247,30 @@ describe('/v0/webhooks: operator flags', () => {
     }
   });
 
+  it('an edit to an http or private URL is refused naming the variable that allows it', async () => {
+    const c = await call('POST', '/v0/webhooks', valid({ webhookURL: 'https://93.184.215.14/hook' }));
+    expect(c.status, JSON.stringify(c.body)).toBe(200);
+    const id = c.body.webhookID as string;
+    expectError(await call('PUT', `/v0/webhooks/${id}`, { webhookURL: 'http://93.184.215.14/hook' }), 400, /Invalid webhookURL.*SOLGATE_WEBHOOKS_ALLOW_HTTP=true/);
+    expectError(await call('PUT', `/v0/webhooks/${id}`, { webhookURL: 'https://192.168.1.20/hook' }), 400, /Invalid webhookURL.*SOLGATE_WEBHOOKS_ALLOW_PRIVATE=true/);
+    await call('DELETE', `/v0/webhooks/${id}`);
+  });
+
+  it('a host name resolving to a private address is refused naming SOLGATE_WEBHOOKS_ALLOW_PRIVATE', async () => {
+    const internal = await createTestApp({ webhooks: { lookupAll: async () => [{ address: '10.20.30.40', family: 4 }] } });
+    try {
+      const r = await call('POST', '/v0/webhooks', valid({ webhookURL: 'https://hooks.internal.example/x' }), internal.key, internal.app);
+      expectError(r, 400, /hooks\.internal\.example resolves to 10\.20\.30\.40, which is not public.*SOLGATE_WEBHOOKS_ALLOW_PRIVATE=true/);
+    } finally {
+      await internal.close();
+    }
+  });
+
   it('http alone does not open private targets', async () => {
     const httpOnly = await createTestApp({ webhooks: { allowHttp: true } });
     try {
       expect((await call('POST', '/v0/webhooks', valid({ webhookURL: 'http://example.com/hook' }), httpOnly.key, httpOnly.app)).status).toBe(200);
-      expectError(await call('POST', '/v0/webhooks', valid({ webhookURL: 'http://localhost/hook' }), httpOnly.key, httpOnly.app), 400, /localhost/);
+      expectError(await call('POST', '/v0/webhooks', valid({ webhookURL: 'http://localhost/hook' }), httpOnly.key, httpOnly.app), 400, /localhost.*SOLGATE_WEBHOOKS_ALLOW_PRIVATE=true/);
     } finally {
       await httpOnly.close();
     }

@@ -1,5 +1,6 @@
 /**
- * The admin interface, on when SOLGATE_ADMIN_TOKEN is set (otherwise none of these routes exist: 404):
+ * The admin interface, on when SOLGATE_ADMIN_TOKEN is set (otherwise every path below answers a 404 that says so and
+ * how to set it: a JSON error under `/admin/api`, an HTML page under `/dashboard`):
  *  - the admin JSON API under `/admin/api` (src/api/admin/api.ts), bearer-token authenticated;
  *  - the web dashboard `GET /dashboard` and its script and stylesheet (`/dashboard/assets/...`), plain files from
  *    src/api/admin/static/ served by the gateway itself (no CDN, no build step). The page holds no secret: it asks
@@ -25,7 +26,7 @@ export interface AdminOptions {
 
 declare module '../deps.js' {
   interface ApiDeps {
-    /** Admin API and dashboard; absent = both disabled (404). */
+    /** Admin API and dashboard; absent = both disabled (404 naming SOLGATE_ADMIN_TOKEN). */
     admin?: AdminOptions;
   }
 }
@@ -61,9 +62,38 @@ function adminError(err: unknown): SolgateError {
   return normalizeError(err);
 }
 
+/** How to turn the admin interface on (the answer of its paths while it is off). */
+export const ADMIN_DISABLED_HINT =
+  'set SOLGATE_ADMIN_TOKEN to a secret of at least 16 characters (e.g. `export SOLGATE_ADMIN_TOKEN=$(openssl rand -hex 32)`) and restart solgate';
+
+/** The page `/dashboard` shows while no admin token is configured (no script, no style: the CSP allows neither inline). */
+const DISABLED_PAGE = `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>solgate dashboard: disabled</title></head>
+<body>
+<h1>The dashboard is disabled</h1>
+<p>The solgate dashboard and the admin API (<code>/admin/api</code>) are on only when an admin token is configured.</p>
+<p>To enable them, set <code>SOLGATE_ADMIN_TOKEN</code> to a secret of at least 16 characters (no whitespace) and restart solgate, for example:</p>
+<pre>export SOLGATE_ADMIN_TOKEN=$(openssl rand -hex 32)
+echo "$SOLGATE_ADMIN_TOKEN"   # keep it: the dashboard asks for it to sign in
+solgate serve</pre>
+<p>Then open <a href="/dashboard">/dashboard</a> again and sign in with that token.</p>
+</body>
+</html>
+`;
+
+/** Admin paths while the admin interface is off: 404s that name SOLGATE_ADMIN_TOKEN (left out of /docs). */
+function adminDisabled(app: FastifyInstance): void {
+  const api = async (_req: unknown, reply: FastifyReply) =>
+    reply.header('cache-control', 'no-store').status(404).send({ error: 'Admin API is disabled', code: 404, details: ADMIN_DISABLED_HINT });
+  const page = async (_req: unknown, reply: FastifyReply) => secureHeaders(reply).status(404).type('text/html; charset=utf-8').send(DISABLED_PAGE);
+  for (const url of ['/admin/api', '/admin/api/*']) app.all(url, { schema: { hide: true } }, api);
+  for (const url of ['/dashboard', '/dashboard/*']) app.all(url, { schema: { hide: true } }, page);
+}
+
 export async function adminApi(app: FastifyInstance, deps: ApiDeps): Promise<void> {
   const admin = deps.admin;
-  if (!admin?.token) return;
+  if (!admin?.token) return adminDisabled(app);
   // The plan table the meter enforces (src/accounts/meter.ts), so keys get only plans that exist.
   const plans = admin.plans ?? deps.meter?.plans ?? DEFAULT_PLAN_TABLE;
 

@@ -9,7 +9,14 @@ import type { FastifyInstance, RouteOptions } from 'fastify';
 import { ERROR_TABLE } from '../wire/errors.js';
 import type { JsonSchema } from '../rpc/params-schema.js';
 
-/** One route as Fastify registered it (HEAD routes Fastify adds for each GET are left out). */
+declare module 'fastify' {
+  interface FastifySchema {
+    /** Left out of the documents (Fastify's convention, @fastify/cors's preflight route uses it too). */
+    hide?: boolean;
+  }
+}
+
+/** One route as Fastify registered it (HEAD routes Fastify adds for each GET, and hidden routes, are left out). */
 export interface CollectedRoute {
   method: string;
   url: string;
@@ -23,6 +30,8 @@ export interface CollectedRoute {
 export function collectRoutes(app: FastifyInstance): CollectedRoute[] {
   const routes: CollectedRoute[] = [];
   app.addHook('onRoute', (opts: RouteOptions) => {
+    // `schema.hide` (Fastify's convention): CORS preflights and the stand-ins of interfaces that are switched off.
+    if (opts.schema?.hide === true) return;
     for (const method of [opts.method].flat()) {
       // Fastify's automatic HEAD twin of a GET route (exposeHeadRoutes) documents nothing new.
       if (method === 'HEAD' && routes.some((r) => r.method === 'GET' && r.url === opts.url)) continue;

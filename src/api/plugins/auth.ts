@@ -17,9 +17,13 @@ declare module 'fastify' {
 
 export type AuthStyle = 'rest' | 'rpc';
 
+/** No key at all: the same words on every interface (the hosted Wallet API's 401, compat-facts §1). */
+export const API_KEY_REQUIRED = 'API key required. Pass via ?api-key=xxx or X-Api-Key header';
+
+// A key given but unknown, revoked or expired: JSON-RPC keeps the hosted RPC's observed words (compat-facts §7).
 const MESSAGES: Record<AuthStyle, { missing: string; invalid: string }> = {
-  rest: { missing: 'API key required. Pass via ?api-key=xxx or X-Api-Key header', invalid: 'Invalid API key' },
-  rpc: { missing: 'invalid api key provided', invalid: 'invalid api key provided' },
+  rest: { missing: API_KEY_REQUIRED, invalid: 'Invalid API key' },
+  rpc: { missing: API_KEY_REQUIRED, invalid: 'invalid api key provided' },
 };
 
 /** The key presented by a request, or undefined. Several different values → treated as invalid. */

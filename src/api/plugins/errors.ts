@@ -22,7 +22,8 @@ function describeValidation(e: FastifyError): string {
     return `Missing required ${where} parameter '${field ? `${field}.` : ''}${v.params.missingProperty}'`;
   if (v.keyword === 'enum' && Array.isArray(v.params?.allowedValues))
     return `Invalid ${where} parameter '${field}': must be one of ${(v.params.allowedValues as unknown[]).join(', ')}`;
-  if (!field) field = where;
+  // The whole body (or query) is wrong, e.g. a route that needs a JSON object got none: "Invalid body: must be object".
+  if (!field) return `Invalid ${where}: ${v.message ?? 'invalid value'}`;
   return `Invalid ${where} parameter '${field}': ${v.message ?? 'invalid value'}`;
 }
 

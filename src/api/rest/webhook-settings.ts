@@ -51,6 +51,10 @@ export interface WebhookBody {
 
 const bad = (message: string, details?: string) => new SolgateError('INVALID_PARAMS', message, { details });
 
+/** What an operator sets to accept the webhook URLs refused by default (named in the refusals). */
+export const ALLOW_HTTP_HINT = 'the operator can allow them with SOLGATE_WEBHOOKS_ALLOW_HTTP=true';
+export const ALLOW_PRIVATE_HINT = 'the operator can allow private and local targets with SOLGATE_WEBHOOKS_ALLOW_PRIVATE=true';
+
 /** Whether transaction types filter deliveries of this webhook type. */
 export function typedWebhook(t: WebhookType): boolean {
   return t !== 'raw' && t !== 'rawDevnet';
@@ -66,19 +70,19 @@ export function checkWebhookUrl(raw: string, policy: WebhookUrlPolicy): string {
     throw bad('Invalid webhookURL', `'${raw}' is not an absolute URL`);
   }
   if (u.protocol === 'http:') {
-    if (!policy.allowHttp) throw bad('Invalid webhookURL', 'webhookURL must use https (http targets are not enabled on this gateway)');
+    if (!policy.allowHttp) throw bad('Invalid webhookURL', `webhookURL must use https (http targets are not enabled on this gateway; ${ALLOW_HTTP_HINT})`);
   } else if (u.protocol !== 'https:') {
-    throw bad('Invalid webhookURL', `webhookURL must use https, got ${u.protocol.replace(/:$/, '')}`);
+    throw bad('Invalid webhookURL', `webhookURL must use https${policy.allowHttp ? ' or http' : ''}, got ${u.protocol.replace(/:$/, '')}`);
   }
   if (u.hostname === '') throw bad('Invalid webhookURL', 'webhookURL has no host');
   if (!policy.allowPrivate) {
     // A fully qualified name may end with a dot (`localhost.` is localhost).
     const host = u.hostname.replace(/^\[|\]$/g, '').replace(/\.+$/, '').toLowerCase();
     if (host === 'localhost' || host.endsWith('.localhost'))
-      throw bad('Invalid webhookURL', 'webhookURL must be a public address; localhost is not allowed');
+      throw bad('Invalid webhookURL', `webhookURL must be a public address; localhost is not allowed (${ALLOW_PRIVATE_HINT})`);
     if (/^[\d.]+$/.test(host) || host.includes(':')) {
       const r = refusedRange(host);
-      if (r) throw bad('Invalid webhookURL', `webhookURL must be a public address; ${host} is ${describeRange(r)}`);
+      if (r) throw bad('Invalid webhookURL', `webhookURL must be a public address; ${host} is ${describeRange(r)} (${ALLOW_PRIVATE_HINT})`);
     }
   }
   return raw;

@@ -33,7 +33,7 @@ import { meterHook } from '../plugins/metering.js';
 import { normalizeError } from '../plugins/errors.js';
 import { restErrorBody } from '../wire/errors.js';
 import { registerDeliveryRoutes } from './webhook-deliveries.js';
-import { MAX_ACCOUNT_ADDRESSES, webhookSettings, type WebhookBody, type WebhookUrlPolicy } from './webhook-settings.js';
+import { ALLOW_PRIVATE_HINT, MAX_ACCOUNT_ADDRESSES, webhookSettings, type WebhookBody, type WebhookUrlPolicy } from './webhook-settings.js';
 import { resolveAndCheck, type LookupAll } from '../../net/url-checks.js';
 import { SsrfError } from '../../net/ssrf-errors.js';
 
@@ -149,7 +149,7 @@ export async function webhooksApi(app: FastifyInstance, deps: ApiDeps): Promise<
       ]);
     } catch (e) {
       if (e instanceof SsrfError)
-        throw new SolgateError('INVALID_PARAMS', 'Invalid webhookURL', { details: `webhookURL must be a public address; ${host} resolves to ${e.address}, which is not public` });
+        throw new SolgateError('INVALID_PARAMS', 'Invalid webhookURL', { details: `webhookURL must be a public address; ${host} resolves to ${e.address}, which is not public (${ALLOW_PRIVATE_HINT})` });
     } finally {
       clearTimeout(timer);
     }
