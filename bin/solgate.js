@@ -1,9 +1,43 @@
 #!/usr/bin/env node
-// Entry point of the `solgate` command: runs the TypeScript CLI through tsx's loader.
-import { register } from 'tsx/esm/api';
+// Entry point of the `solgate` command. Runs the JavaScript build in dist/ (made by `npm run build`, which `npm ci`
+// runs) when it is current; when a file under src/ is newer than the build (or there is no build), it runs the
+// TypeScript sources through tsx's loader instead, which is correct but compiles on every start (seconds).
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { dirname, join } from 'node:path';
 
-register();
-const here = dirname(fileURLToPath(import.meta.url));
-await import(pathToFileURL(join(here, '..', 'src', 'cli', 'main.ts')).href);
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+function buildStartedAt() {
+  try {
+    return Number(readFileSync(join(root, 'dist', '.build-stamp'), 'utf8').trim());
+  } catch {
+    return null;
+  }
+}
+
+/** True when some file under `dir` was modified after `t` (ms). */
+function newerThan(dir, t) {
+  let entries;
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return false;
+  }
+  for (const e of entries) {
+    const p = join(dir, e.name);
+    if (e.isDirectory() ? newerThan(p, t) : statSync(p).mtimeMs > t) return true;
+  }
+  return false;
+}
+
+const built = buildStartedAt();
+if (built !== null && Number.isFinite(built) && !newerThan(join(root, 'src'), built)) {
+  await import(pathToFileURL(join(root, 'dist', 'cli', 'main.js')).href);
+} else {
+  if (process.env.LOG_LEVEL === 'debug' || process.env.LOG_LEVEL === 'trace')
+    process.stderr.write('solgate: no current build in dist/ (run `npm run build`); running the TypeScript sources through tsx\n');
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import(pathToFileURL(join(root, 'src', 'cli', 'main.ts')).href);
+}

@@ -1,20 +1,50 @@
-/** `solgate identities import FILE`: load known entities for the identity endpoints. */
-import { openRuntime } from './runtime.js';
+/**
+ * `solgate identities import FILE`: load known entities for the identity endpoints. Rows that fail validation are
+ * listed and nothing of the file is written unless every row is valid. While a server owns the embedded data
+ * directory, the rows go through its admin API (src/cli/admin-client.ts).
+ */
+import { loadConfig } from '../config/index.js';
 import { readIdentityFile } from '../identity/import-file.js';
-import { upsertIdentities } from '../store/identities.js';
+import { adminCall, runningServer } from './admin-client.js';
 import { UsageError } from './usage-error.js';
 
+export const IDENTITIES_USAGE = 'solgate identities import FILE   (CSV with address,name,type,category[,tags], or a JSON array)';
+/** Rows per admin API request (its limit). */
+const CHUNK = 10_000;
+
 export async function runIdentities(args: string[]): Promise<number> {
-  const [sub, file] = args;
-  if (sub !== 'import' || !file) throw new UsageError('usage: solgate identities import FILE');
-  const { identities, errors } = readIdentityFile(file);
-  for (const e of errors) console.error(`rejected: ${e}`);
-  const rt = await openRuntime();
+  const [sub, file, ...extra] = args;
+  if (sub !== 'import') throw new UsageError(sub ? `identities: unknown subcommand '${sub}' (import)` : 'identities needs a subcommand (import)', IDENTITIES_USAGE);
+  if (!file || extra.length) throw new UsageError('identities import needs exactly one FILE', IDENTITIES_USAGE);
+  let parsed;
   try {
-    const n = await upsertIdentities(rt.db, identities);
-    console.log(`imported ${n} identities from ${file}${errors.length ? ` (${errors.length} rows rejected)` : ''}`);
-  } finally {
-    await rt.db.close();
+    parsed = readIdentityFile(file);
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    throw new UsageError(err.code === 'ENOENT' ? `no such file: ${file}` : err.message, IDENTITIES_USAGE);
   }
-  return errors.length ? 1 : 0;
+  const { identities, errors } = parsed;
+  if (errors.length) {
+    for (const e of errors.slice(0, 50)) console.error(`rejected: ${e}`);
+    if (errors.length > 50) console.error(`… and ${errors.length - 50} more`);
+    console.error(`solgate: ${errors.length} invalid rows in ${file}; nothing imported (fix them, or remove them from the file)`);
+    return 1;
+  }
+  const config = loadConfig();
+  const server = await runningServer(config);
+  let n = 0;
+  if (server) {
+    for (let i = 0; i < identities.length; i += CHUNK)
+      n += (await adminCall<{ imported: number }>(server, 'POST', '/identities', { identities: identities.slice(i, i + CHUNK) })).imported;
+  } else {
+    const [{ openRuntime }, { upsertIdentities }] = await Promise.all([import('./runtime.js'), import('../store/identities.js')]);
+    const rt = await openRuntime({ logTo: 'stderr' });
+    try {
+      n = await upsertIdentities(rt.db, identities);
+    } finally {
+      await rt.db.close();
+    }
+  }
+  console.log(`imported ${n} identities from ${file}`);
+  return 0;
 }

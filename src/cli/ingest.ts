@@ -94,7 +94,7 @@ export async function getTipSlot(url: string): Promise<number> {
 }
 
 export async function runReplay(paths: string[], opts: { lightTrees?: string; slot?: number } = {}): Promise<number> {
-  const rt = await openRuntime();
+  const rt = await openRuntime({ logTo: 'stderr' });
   try {
     if (rt.config.zkTreesFile) await loadTreeFile(rt.db, rt.config.zkTreesFile, 'SOLGATE_ZK_TREES');
     if (opts.lightTrees !== undefined) {

@@ -5,7 +5,7 @@
  * without it the `api-key` parameter is ignored and limits count per client IP.
  */
 import Fastify from 'fastify';
-import { LogController } from 'fastify';
+import { LogController, type FastifyInstance } from 'fastify';
 import { loadConfig } from '../config/index.js';
 import { makeLogger } from './runtime.js';
 import { openDb } from '../store/db.js';
@@ -13,6 +13,8 @@ import { registry } from '../core/metrics.js';
 import { senderApi } from '../sender/routes.js';
 import { senderDeps } from '../sender/config.js';
 import { UsageError } from './usage-error.js';
+import { registerJsonParser } from '../api/plugins/json-body.js';
+import { registerCors } from '../api/plugins/cors.js';
 
 export async function runSender(): Promise<number> {
   const config = loadConfig();
@@ -24,6 +26,8 @@ export async function runSender(): Promise<number> {
     throw new UsageError('solgate sender needs an upstream: set SOLGATE_SENDER_RPC_URLS (or SOLANA_RPC_URL)');
   }
   const app = Fastify({ loggerInstance: logger, logController: new LogController({ disableRequestLogging: true }), trustProxy: config.trustProxy === true });
+  registerJsonParser(app as unknown as FastifyInstance);
+  await registerCors(app as unknown as FastifyInstance, config.corsOrigins);
   app.get('/health', async () => ({ status: 'ok' }));
   app.get('/metrics', async (_req, reply) => {
     reply.header('content-type', registry.contentType);

@@ -2,8 +2,15 @@
  * `solgate serve [--demo]`: the HTTP gateway, plus in-process ingestion from SOLANA_RPC_URL, or (with --demo and
  * no cluster URL) from the built-in localnet running a demo workload. Shuts down gracefully on SIGINT/SIGTERM.
  */
-import { join } from 'node:path';
+import { createHash, randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve as resolvePath } from 'node:path';
 import type { Logger } from 'pino';
+import { StartupError } from '../core/errors.js';
+import { probeClusterRpc, redactUrl } from '../sources/rpc-probe.js';
+import { redactDatabaseUrl } from '../store/db.js';
+import { onStopSignal } from './signals.js';
 import { openRuntime, seedIdentities, type Runtime } from './runtime.js';
 import { buildApp } from '../api/app.js';
 import { createFileTokenRegistry, type TokenInfo } from '../pricing/token-registry.js';
@@ -12,7 +19,7 @@ import { loadTreeFile } from './light-trees.js';
 import { createTipWatcher, type TipWatcher } from '../sources/tip-watcher.js';
 import { createRpcPoller, fetchAccounts, type RpcPoller } from '../sources/rpc-poller.js';
 import { getCheckpoint } from '../store/chain.js';
-import { createApiKey } from '../store/keys.js';
+import { createApiKey, findApiKey } from '../store/keys.js';
 import { DEMO_SNAPSHOT_DIR, startDemoChain, type DemoChain } from './demo-chain.js';
 import { getTipSlot } from './ingest.js';
 import { upsertIdentities } from '../store/identities.js';
@@ -31,14 +38,29 @@ const SHUTDOWN_DRAIN_MS = 30_000;
 const maxOrNull = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.max(a, b));
 
 export async function runServe(opts: { demo: boolean }): Promise<number> {
+  // Stop signals are taken from the start: a Ctrl-C while starting stops after start-up, not half-way.
+  const signal = onStopSignal('solgate');
+  // The database first: an embedded data directory another process owns stops this one before anything else.
   const rt = await openRuntime();
-  await seedIdentities(rt);
   const { config, logger, db } = rt;
+  try {
+    // The HTTP port and the cluster URL are checked before anything starts, so a start-up that cannot complete
+    // fails within seconds with one line, instead of leaving a chain or ingestion running without an HTTP server.
+    await checkPortFree(config.port, config.host);
+    if (config.rpcUrl) await probeClusterRpc(config.rpcUrl, { source: 'SOLANA_RPC_URL' });
+  } catch (err) {
+    await db.close().catch(() => {});
+    throw err;
+  }
+  await seedIdentities(rt);
   const overlay = new Map<string, TokenInfo>();
   const ctl = new AbortController();
   const closers: (() => Promise<void>)[] = [];
 
   let rpcUrl = config.rpcUrl;
+  // The admin token: SOLGATE_ADMIN_TOKEN, else (demo) one made for this run and shown in the banner.
+  const adminToken = config.adminToken ?? (opts.demo ? randomBytes(24).toString('base64url') : undefined);
+  const cliToken = randomBytes(32).toString('base64url');
   let demo: DemoChain | null = null;
   if (!rpcUrl && opts.demo) {
     // The chain saved at the last graceful shutdown is restored when it ends at the checkpoint; otherwise a fresh
@@ -47,7 +69,7 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
     const cp = await getCheckpoint(db);
     demo = await startDemoChain({
       port: config.localnetPort, slotMs: config.localnetSlotMs, startSlot: cp === null ? 0 : cp + 1, logger, light: config.localnetLight,
-      snapshotDir: join(config.dataDir, DEMO_SNAPSHOT_DIR), checkpoint: cp,
+      snapshotDir: demoSnapshotDir(config.dataDir, config.databaseUrl), checkpoint: cp,
     });
     closers.push(() => demo!.stop());
     rpcUrl = demo.url;
@@ -110,6 +132,7 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
     explorerTxUrl: config.explorerTxUrl,
     fetchAccounts: rpcUrl ? (keys) => fetchAccounts(rpcUrl!, keys, { commitment: config.commitment }) : undefined,
     trustProxy: config.trustProxy,
+    corsOrigins: config.corsOrigins,
     ingestStatus: poller ? () => ({ lastSlot: ingester?.stats.lastSlot ?? null, tip: maxOrNull(tips?.tip ?? null, poller!.stats.tip) }) : undefined,
     readyMaxLagSlots: config.readyMaxLagSlots,
     offchain,
@@ -121,19 +144,24 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
     },
     webhooks: { allowHttp: config.webhooksAllowHttp, allowPrivate: config.webhooksAllowPrivate, planLimits: accounts.webhookLimits },
     meter: accounts.meter,
-    // Admin API and dashboard when SOLGATE_ADMIN_TOKEN is set.
-    admin: config.adminToken ? { token: config.adminToken, plans: accounts.plans } : undefined,
+    // Admin API and dashboard with SOLGATE_ADMIN_TOKEN (the demo makes a token for its run when it is unset); the
+    // CLI's token lets `solgate keys|identities` act through this process when it owns an embedded database.
+    admin: { token: adminToken, cliToken, plans: accounts.plans },
   });
-  const address = await app.listen({ port: config.port, host: config.host });
-  logger.info({ address, ingest: rpcUrl ?? 'off', database: db.kind }, 'solgate: listening');
+  let address: string;
+  try {
+    address = await app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    throw listenError(err, config.port, config.host);
+  }
+  logger.info({ address, ingest: rpcUrl ? redactUrl(rpcUrl) : 'off', database: db.kind }, 'solgate: listening');
+  // Commands run while this process owns the embedded directory find its admin API here (loopback).
+  db.lock?.update({ admin: { url: `${loopbackUrl(app.server.address(), config.host)}/admin/api`, token: cliToken } });
 
-  if (demo) await printDemoBanner(rt, demo, config.port);
+  if (demo) await printDemoBanner(rt, demo, config.port, adminToken);
 
-  await new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
+  signal.setUnsaved(demo ? 'the demo chain (the next start begins a new chain after the indexed slots)' : null);
+  await signal.stopped;
   logger.info('solgate: shutting down');
   // The demo chain stops producing, the ingester indexes its last slot (bounded wait), then the chain is saved.
   const demoSettled = demo && ingester ? await demo.settle({ indexedSlot: () => getCheckpoint(db) }).catch((err) => {
@@ -162,8 +190,9 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
       } catch (err) {
         logger.error({ err }, 'localnet: saving the demo chain failed; the next start begins a fresh chain');
       }
-    }
+    } else logger.warn('localnet: the demo chain was not saved (its last slots were not indexed in time); the next start begins a fresh chain');
   }
+  signal.setUnsaved(null);
   for (const c of closers.reverse()) await c().catch(() => {});
   await db.close();
   return 0;
@@ -200,15 +229,75 @@ async function followForever(
   }
 }
 
-async function printDemoBanner(rt: Runtime, demo: DemoChain, port: number): Promise<void> {
+/** Fails (StartupError) when `port` on `host` cannot be bound, before anything else starts. Port 0 always binds. */
+async function checkPortFree(port: number, host: string): Promise<void> {
+  if (port === 0) return;
+  await new Promise<void>((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', (err) => reject(listenError(err, port, host)));
+    srv.listen({ port, host, exclusive: true }, () => srv.close(() => resolve()));
+  });
+}
+
+function listenError(err: unknown, port: number, host: string): Error {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE')
+    return new StartupError(`port ${port} on ${host} is already in use (another solgate or another server?): stop it, or set PORT to a free port`, { cause: err });
+  if (code === 'EACCES') return new StartupError(`not allowed to listen on port ${port} (${code}): use a port above 1023 (PORT) or run with the needed rights`, { cause: err });
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') return new StartupError(`cannot listen on HOST ${host} (${code}): use an address of this machine, e.g. 0.0.0.0 or 127.0.0.1`, { cause: err });
+  return err as Error;
+}
+
+/** The URL a process on this machine reaches the server at (a wildcard bind address becomes loopback). */
+function loopbackUrl(addr: ReturnType<import('node:net').Server['address']>, host: string): string {
+  const port = typeof addr === 'object' && addr ? addr.port : 0;
+  const h = host === '0.0.0.0' || host === '' ? '127.0.0.1' : host === '::' ? '[::1]' : host.includes(':') ? `[${host}]` : host;
+  return `http://${h}:${port}`;
+}
+
+/**
+ * Where the demo chain is saved: one directory per database, so the embedded demo and a PostgreSQL demo (or two
+ * PostgreSQL databases) sharing SOLGATE_DATA_DIR never overwrite each other's chain.
+ */
+export function demoSnapshotDir(dataDir: string, databaseUrl: string | undefined): string {
+  if (!databaseUrl) return join(dataDir, DEMO_SNAPSHOT_DIR);
+  const id = createHash('sha256').update(redactDatabaseUrl(databaseUrl)).digest('hex').slice(0, 12);
+  return join(dataDir, `${DEMO_SNAPSHOT_DIR}-pg-${id}`);
+}
+
+/**
+ * The demo's API key: made once and kept (mode 0600) beside the demo chain, so every start prints the same working
+ * key instead of adding another. A kept key that no longer works (revoked, expired, another database) is replaced.
+ */
+async function demoApiKey(rt: Runtime): Promise<string> {
+  const dir = demoSnapshotDir(rt.config.dataDir, rt.config.databaseUrl);
+  const file = join(dir, '..', `${dir.split('/').pop()}.api-key`);
+  try {
+    const kept = readFileSync(file, 'utf8').trim();
+    const rec = kept ? await findApiKey(rt.db, kept) : null;
+    if (rec && !rec.revokedAt && (!rec.expiresAt || rec.expiresAt > new Date())) return kept;
+  } catch {
+    // No key kept yet.
+  }
   const { key } = await createApiKey(rt.db, { name: 'demo' });
+  mkdirSync(rt.config.dataDir, { recursive: true });
+  writeFileSync(file, `${key}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return key;
+}
+
+async function printDemoBanner(rt: Runtime, demo: DemoChain, port: number, adminToken: string | undefined): Promise<void> {
+  const key = await demoApiKey(rt);
   const base = `http://localhost:${port}`;
   const w = demo.wallets[0];
+  const database = rt.config.databaseUrl
+    ? `PostgreSQL at ${redactDatabaseUrl(rt.config.databaseUrl)}`
+    : `the embedded database (PGlite) in ${resolvePath(rt.config.dataDir)}`;
   const lines = [
     '',
-    '  solgate is running on the embedded default (PGlite + built-in localnet with demo activity).',
+    `  solgate is running on ${database}, indexing the built-in localnet with demo activity.`,
     `  Localnet JSON-RPC: ${demo.url}`,
-    `  API key (shown once): ${key}`,
+    `  API key (the demo's, kept across restarts): ${key}`,
     '',
     '  Try:',
     `    curl -H "X-Api-Key: ${key}" ${base}/v1/wallet/${w}/balances`,
@@ -216,6 +305,16 @@ async function printDemoBanner(rt: Runtime, demo: DemoChain, port: number): Prom
     `    curl -H "X-Api-Key: ${key}" "${base}/v1/wallet/${w}/transfers?limit=5"`,
     `    curl -H "X-Api-Key: ${key}" ${base}/v1/wallet/${w}/funded-by`,
     `    curl -H "X-Api-Key: ${key}" ${base}/v1/wallet/${demo.faucet}/identity`,
+    ...(demo.assets
+      ? [
+        '',
+        '  DAS (JSON-RPC on the same URL; the demo NFTs are Token-2022 mints, listed with showFungible):',
+        `    curl -H "X-Api-Key: ${key}" -H 'content-type: application/json' ${base}/ \\`,
+        `         -d '{"jsonrpc":"2.0","id":1,"method":"getAsset","params":{"id":"${demo.assets.nft}"}}'`,
+        `    curl -H "X-Api-Key: ${key}" -H 'content-type: application/json' ${base}/ \\`,
+        `         -d '{"jsonrpc":"2.0","id":1,"method":"getAssetsByOwner","params":{"ownerAddress":"${demo.assets.owner}","displayOptions":{"showFungible":true}}}'`,
+      ]
+      : []),
     ...(demo.light
       ? [
         '',
@@ -225,7 +324,15 @@ async function printDemoBanner(rt: Runtime, demo: DemoChain, port: number): Prom
       ]
       : []),
     '',
+    `  API reference:  ${base}/docs   (OpenAPI: /docs/openapi.json, OpenRPC: /docs/openrpc.json)`,
+    adminToken
+      ? `  Dashboard:      ${base}/dashboard   admin token: ${rt.config.adminToken ? 'SOLGATE_ADMIN_TOKEN' : `${adminToken} (made for this run; set SOLGATE_ADMIN_TOKEN to keep one)`}`
+      : `  Dashboard:      ${base}/dashboard   (set SOLGATE_ADMIN_TOKEN to enable it)`,
+    `  Metrics:        ${base}/metrics    Health: ${base}/health, ${base}/ready`,
+    `  CLI while this runs: npx solgate keys list | keys create --name NAME (acts through this server)`,
+    '',
     `  Demo wallets: ${demo.wallets.join(' ')}`,
+    '  Ctrl-C stops and saves the demo chain; a second Ctrl-C exits at once without saving it.',
     '',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);

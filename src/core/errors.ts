@@ -49,3 +49,15 @@ export const notFound = (message: string, details?: string) => new SolgateError(
 export function isSolgateError(e: unknown): e is SolgateError {
   return e instanceof SolgateError;
 }
+
+/**
+ * A failure of the process's own set-up (configuration, database, ports, cluster URL, the embedded data directory's
+ * owner) whose message already names the cause and the fix in one line. The CLI prints just that line and exits
+ * non-zero; the stack trace only at LOG_LEVEL=debug.
+ */
+export class StartupError extends Error {
+  constructor(message: string, opts: { cause?: unknown } = {}) {
+    super(message, opts.cause !== undefined ? { cause: opts.cause } : undefined);
+    this.name = 'StartupError';
+  }
+}

@@ -42,19 +42,31 @@ function validate(raw: Record<string, unknown>, where: string, errors: string[])
   return { address, name: s('name'), type: s('type'), category: s('category'), tags };
 }
 
+/** Checks a list of `{address, name, type, category, tags?}` objects (JSON files, the admin API). */
+export function identitiesFromList(list: unknown[], name = 'identities'): ImportResult {
+  const errors: string[] = [];
+  const identities: Identity[] = [];
+  list.forEach((r, i) => {
+    const id = r && typeof r === 'object' ? validate(r as Record<string, unknown>, `${name}[${i}]`, errors) : (errors.push(`${name}[${i}]: not an object`), null);
+    if (id) identities.push(id);
+  });
+  return { identities, errors };
+}
+
 export function parseIdentityFile(text: string, name = 'file'): ImportResult {
   const errors: string[] = [];
   const identities: Identity[] = [];
   const trimmed = text.trim();
   if (trimmed.startsWith('[') || trimmed.startsWith('{')) {
-    const json = JSON.parse(trimmed) as unknown;
+    let json: unknown;
+    try {
+      json = JSON.parse(trimmed);
+    } catch (e) {
+      throw new Error(`${name}: not valid JSON (${(e as Error).message})`);
+    }
     const list = Array.isArray(json) ? json : (json as { identities?: unknown }).identities;
     if (!Array.isArray(list)) throw new Error(`${name}: expected a JSON array of identities`);
-    list.forEach((r, i) => {
-      const id = r && typeof r === 'object' ? validate(r as Record<string, unknown>, `${name}[${i}]`, errors) : null;
-      if (id) identities.push(id);
-    });
-    return { identities, errors };
+    return identitiesFromList(list, name);
   }
   const lines = trimmed.split(/\r?\n/);
   const header = csvFields(lines[0]).map((h) => h.toLowerCase());

@@ -6,7 +6,8 @@
  * fees, times — all far below 2^53); u64 token amounts are stored as NUMERIC and come back as strings.
  */
 import pg from 'pg';
-import { mkdirSync } from 'node:fs';
+import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.js';
+import { StartupError } from '../core/errors.js';
 
 export interface QueryResult<T> {
   rows: T[];
@@ -30,6 +31,8 @@ export interface Db extends Queryable {
    */
   listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
+  /** PGlite in a data directory: this process's ownership of it (src/store/data-dir-lock.ts). */
+  readonly lock?: DataDirLock;
 }
 
 // int8 → number (see conventions above); numeric stays a string.
@@ -41,15 +44,65 @@ export interface OpenDbOptions {
   poolSize?: number;
   /** PGlite only: keep everything in memory (tests). */
   inMemory?: boolean;
+  /** PGlite only: what this process is, written into the data directory's lock (default: its arguments). */
+  owner?: string;
 }
 
 export async function openDb(opts: OpenDbOptions): Promise<Db> {
   if (opts.databaseUrl) return openPostgres(opts.databaseUrl, opts.poolSize ?? 10);
-  return openPglite(opts.inMemory ? undefined : (opts.dataDir ?? './.data'));
+  return openPglite(opts.inMemory ? undefined : (opts.dataDir ?? './.data'), opts.owner);
+}
+
+/** `url` without its password, for messages. */
+export function redactDatabaseUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '(unparseable DATABASE_URL)';
+  }
+}
+
+/**
+ * One line naming why PostgreSQL at `url` cannot be used and what to do, for the errors a new set-up meets
+ * (server not running or unreachable, database missing, authentication); null for other errors.
+ */
+export function describeConnectError(err: unknown, url: string): string | null {
+  const e = err as { code?: string; message?: string };
+  const where = redactDatabaseUrl(url);
+  let db = 'the database';
+  try {
+    db = decodeURIComponent(new URL(url).pathname.slice(1)) || 'the database';
+  } catch {
+    // Keep the generic name.
+  }
+  switch (e?.code) {
+    case 'ECONNREFUSED':
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+    case 'ETIMEDOUT':
+      return `cannot connect to PostgreSQL at ${where} (${e.code}): is the server running and reachable? Check DATABASE_URL`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `cannot resolve the host of DATABASE_URL ${where} (${e.code}): check the host name`;
+    case '3D000':
+      return `PostgreSQL database "${db}" does not exist (${where}): create it first, e.g. \`createdb ${db}\`, or point DATABASE_URL at an existing one`;
+    case '28P01':
+    case '28000':
+      return `PostgreSQL refused the login for ${where} (${e.message}): check the user and password in DATABASE_URL`;
+    case '57P03':
+      return `PostgreSQL at ${where} is starting up or shutting down; try again in a moment`;
+    default:
+      if (/timeout exceeded when trying to connect|Connection terminated due to connection timeout/i.test(e?.message ?? ''))
+        return `cannot connect to PostgreSQL at ${where} (connection timed out): is the server running and reachable? Check DATABASE_URL`;
+      return null;
+  }
 }
 
 function openPostgres(url: string, max: number): Db {
-  const pool = new pg.Pool({ connectionString: url, max });
+  // A server that does not answer fails a connection attempt after 10 s instead of hanging the caller.
+  const pool = new pg.Pool({ connectionString: url, max, connectionTimeoutMillis: 10_000 });
   // An idle client's error (server restart) must not crash the process; the next query reconnects.
   pool.on('error', () => {});
   return {
@@ -142,12 +195,24 @@ async function listenPostgres(url: string, channel: string, onNotify: () => void
   };
 }
 
-async function openPglite(dataDir: string | undefined): Promise<Db> {
-  const { PGlite } = await import('@electric-sql/pglite');
-  if (dataDir) mkdirSync(dataDir, { recursive: true });
-  const db = await PGlite.create(dataDir);
+async function openPglite(dataDir: string | undefined, owner: string | undefined): Promise<Db> {
+  // The directory is this process's before PGlite touches it (a second PGlite on it aborts or corrupts it).
+  const lock = dataDir ? acquireDataDirLock(dataDir, owner ?? `solgate ${process.argv.slice(2).join(' ')}`.trim()) : undefined;
+  let db: import('@electric-sql/pglite').PGlite;
+  try {
+    const { PGlite } = await import('@electric-sql/pglite');
+    db = await PGlite.create(dataDir);
+  } catch (err) {
+    lock?.release();
+    throw new StartupError(
+      `cannot open the embedded database in ${dataDir ?? 'memory'} (${(err as Error).message || String(err)}): ` +
+        'if the directory was left by another PGlite version or a crash mid-write, move it aside and start again',
+      { cause: err },
+    );
+  }
   return {
     kind: 'pglite',
+    lock,
     async query<T>(sql: string, params?: unknown[]) {
       const r = await db.query<T>(sql, params as unknown[]);
       return { rows: r.rows };
@@ -173,7 +238,11 @@ async function openPglite(dataDir: string | undefined): Promise<Db> {
       };
     },
     async close() {
-      await db.close();
+      try {
+        await db.close();
+      } finally {
+        lock?.release();
+      }
     },
   };
 }

@@ -135,10 +135,42 @@ describe('solgate CLI', () => {
     expect((await solgate('keys', 'rotate', out.id)).code).toBe(1);
   });
 
-  it('unknown commands and options exit 2 with usage', async () => {
+  it('unknown commands and options exit 2 with one line naming the mistake and only the relevant usage', async () => {
     const r = await solgate('frobnicate');
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('Usage:');
-    expect((await solgate('ingest', '--from-slot', 'abc')).code).toBe(2);
+    expect(r.stderr.split('\n')[0]).toBe("solgate: unknown command 'frobnicate' (solgate --help lists the commands)");
+    const slot = await solgate('ingest', '--from-slot', 'abc');
+    expect(slot.code).toBe(2);
+    expect(slot.stderr).toContain('--from-slot must be a slot number, got "abc"');
+    expect(slot.stderr).toContain('solgate ingest [--rpc URL] [--from-slot N]');
+    expect(slot.stderr).not.toContain('solgate keys');
+    const opt = await solgate('keys', 'list', '--frob');
+    expect(opt.code).toBe(2);
+    expect(opt.stderr).toMatch(/^solgate: Unknown option '--frob'\nusage:\n  solgate keys list \[--json\]\n$/);
+    // An expiry in the past is refused as the admin API refuses it, before anything is written.
+    const past = await solgate('keys', 'create', '--name', 'late', '--expires', '2020-01-01');
+    expect(past.code).toBe(2);
+    expect(past.stderr).toContain('--expires must be in the future');
+    expect((await solgate('keys', 'list', '--json')).stdout).not.toContain('late');
+    // No stack traces: one line per failure.
+    const missing = await solgate('identities', 'import', '/nonexistent/file.csv');
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('--json prints only the JSON document on stdout (logs go to stderr), also when migrations run', async () => {
+    const fresh = mkdtempSync(join(tmpdir(), 'solgate-cli-json-'));
+    try {
+      const e = { ...env, SOLGATE_DATA_DIR: fresh, LOG_LEVEL: 'info' };
+      const c = await run(process.execPath, [join(ROOT, 'bin', 'solgate.js'), 'keys', 'create', '--name', 'json-only', '--json'], { env: e, cwd: ROOT, timeout: 120_000 });
+      expect(c.stderr).toContain('migrations applied');
+      expect((JSON.parse(c.stdout) as { name: string }).name).toBe('json-only');
+      const l = await run(process.execPath, [join(ROOT, 'bin', 'solgate.js'), 'keys', 'list', '--json'], { env: e, cwd: ROOT, timeout: 120_000 });
+      expect((JSON.parse(l.stdout) as { name: string; status: string }[]).map((k) => [k.name, k.status])).toEqual([['json-only', 'active']]);
+      const cfg = JSON.parse((await solgate('config', '--json')).stdout) as { name: string; default: string | null }[];
+      expect(cfg.find((v) => v.name === 'PORT')?.default).toBe('8080');
+    } finally {
+      rmSync(fresh, { recursive: true, force: true });
+    }
   });
 });

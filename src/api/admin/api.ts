@@ -15,6 +15,10 @@
  *  - `GET    /admin/api/webhooks?keyId`             every key's webhooks (or one key's) with delivery counts
  *  - `GET    /admin/api/webhooks/:id/deliveries`    a webhook's delivery log (`limit`, `state`, `before` as in
  *                                                   /v0/webhooks/{id}/deliveries), each with its attempts
+ *  - `POST   /admin/api/identities`                 `{identities: [{address, name, type, category, tags?}]}` (at
+ *                                                   most 10,000 a request) added to the known-entity registry, or
+ *                                                   replacing entries of the same address; all or nothing: 400
+ *                                                   naming the bad rows → `{imported}`
  */
 import { DELIVERIES_QUERY, deliveryPage, type DeliveriesQuery } from '../rest/webhook-deliveries.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -25,11 +29,15 @@ import { usageOf } from '../../store/usage.js';
 import { getAnyWebhook, listAllWebhooks, usageTotalsSince, type WebhookSummary } from '../../store/admin.js';
 import { planOf, type PlanTable } from '../../accounts/plans.js';
 import { parseAllowEntry } from '../plugins/ip-allow.js';
+import { identitiesFromList } from '../../identity/import-file.js';
+import { upsertIdentities } from '../../store/identities.js';
 
 const DAY_MS = 86_400_000;
 const DAY_RE = /^\d{4}-\d{2}-\d{2}$/;
 const MAX_RANGE_DAYS = 366;
 const MAX_ALLOWED_IPS = 100;
+/** Identities per admin import request (the CLI sends a file in requests of this size). */
+export const MAX_IDENTITIES = 10_000;
 
 const utcDay = (d: Date) => d.toISOString().slice(0, 10);
 const bad = (message: string, details?: string) => new SolgateError('INVALID_ARGUMENT', message, { details });
@@ -283,6 +291,21 @@ export function registerAdminApi(app: FastifyInstance, o: AdminApiOptions): void
       const w = await getAnyWebhook(db, idOf(req));
       if (!w) throw new SolgateError('NOT_FOUND', 'Webhook not found', { details: `no webhook ${idOf(req)}` });
       return { webhook: webhookWire(w), ...(await deliveryPage(db, w.id, req.query as DeliveriesQuery)) };
+    },
+  );
+
+  app.post(
+    '/admin/api/identities',
+    {
+      bodyLimit: 16 * 1024 * 1024,
+      schema: { body: { type: 'object', properties: { identities: { type: 'array', maxItems: MAX_IDENTITIES } }, required: ['identities'], additionalProperties: false } },
+    },
+    async (req) => {
+      const { identities, errors } = identitiesFromList((req.body as { identities: unknown[] }).identities);
+      if (errors.length) throw bad(`${errors.length} invalid identit${errors.length === 1 ? 'y' : 'ies'}; nothing imported`, errors.slice(0, 20).join('; '));
+      const imported = await upsertIdentities(db, identities);
+      req.log.info({ imported }, 'admin: identities imported');
+      return { imported };
     },
   );
 }

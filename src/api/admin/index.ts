@@ -18,8 +18,13 @@ import { registerAdminApi } from './api.js';
 import { createAdminAuthenticator } from './auth.js';
 
 export interface AdminOptions {
-  /** SOLGATE_ADMIN_TOKEN: the bearer token of the admin API and dashboard sign-in. */
-  token: string;
+  /** SOLGATE_ADMIN_TOKEN: the bearer token of the admin API and dashboard sign-in; unset = both off for people. */
+  token?: string;
+  /**
+   * The CLI's per-run token (`solgate serve` writes it into the embedded data directory's lock, readable by its owner
+   * only): the admin API also answers it, so `solgate keys|identities` act through the server that owns the directory.
+   */
+  cliToken?: string;
   /** The plan table keys may be given (defaults: the meter's table when there is one, else the built-in table). */
   plans?: PlanTable;
 }
@@ -83,17 +88,17 @@ solgate serve</pre>
 `;
 
 /** Admin paths while the admin interface is off: 404s that name SOLGATE_ADMIN_TOKEN (left out of /docs). */
-function adminDisabled(app: FastifyInstance): void {
+function adminDisabled(app: FastifyInstance, parts: { api: boolean }): void {
   const api = async (_req: unknown, reply: FastifyReply) =>
     reply.header('cache-control', 'no-store').status(404).send({ error: 'Admin API is disabled', code: 404, details: ADMIN_DISABLED_HINT });
   const page = async (_req: unknown, reply: FastifyReply) => secureHeaders(reply).status(404).type('text/html; charset=utf-8').send(DISABLED_PAGE);
-  for (const url of ['/admin/api', '/admin/api/*']) app.all(url, { schema: { hide: true } }, api);
+  if (parts.api) for (const url of ['/admin/api', '/admin/api/*']) app.all(url, { schema: { hide: true } }, api);
   for (const url of ['/dashboard', '/dashboard/*']) app.all(url, { schema: { hide: true } }, page);
 }
 
 export async function adminApi(app: FastifyInstance, deps: ApiDeps): Promise<void> {
   const admin = deps.admin;
-  if (!admin?.token) return adminDisabled(app);
+  if (!admin?.token && !admin?.cliToken) return adminDisabled(app, { api: true });
   // The plan table the meter enforces (src/accounts/meter.ts), so keys get only plans that exist.
   const plans = admin.plans ?? deps.meter?.plans ?? DEFAULT_PLAN_TABLE;
 
@@ -102,7 +107,7 @@ export async function adminApi(app: FastifyInstance, deps: ApiDeps): Promise<voi
   const assets = new Map(Object.entries(ASSETS).map(([name, type]) => [name, { type, body: readFileSync(new URL(name, STATIC_DIR)) }]));
 
   await app.register(async (scope) => {
-    scope.addHook('onRequest', createAdminAuthenticator(admin.token));
+    scope.addHook('onRequest', createAdminAuthenticator({ token: admin.token, cliToken: admin.cliToken, disabledHint: ADMIN_DISABLED_HINT }));
     scope.setErrorHandler((err, req, reply) => {
       const e = adminError(err);
       if (e.code === 'INTERNAL') req.log.error({ err }, 'admin api: internal error');
@@ -113,6 +118,8 @@ export async function adminApi(app: FastifyInstance, deps: ApiDeps): Promise<voi
     registerAdminApi(scope, { db: deps.db, plans });
   });
 
+  // Without SOLGATE_ADMIN_TOKEN only the CLI uses the admin API; the dashboard says how to turn it on.
+  if (!admin.token) return adminDisabled(app, { api: false });
   const sendPage = async (_req: unknown, reply: FastifyReply) => secureHeaders(reply).type('text/html; charset=utf-8').send(page);
   app.get('/dashboard', sendPage);
   app.get('/dashboard/', sendPage);
