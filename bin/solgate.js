@@ -2,37 +2,13 @@
 // Entry point of the `solgate` command. Runs the JavaScript build in dist/ (made by `npm run build`, which `npm ci`
 // runs) when it is current; when a file under src/ is newer than the build (or there is no build), it runs the
 // TypeScript sources through tsx's loader instead, which is correct but compiles on every start (seconds).
-import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { dirname, join } from 'node:path';
+import { buildIsCurrent } from '../scripts/build-state.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-function buildStartedAt() {
-  try {
-    return Number(readFileSync(join(root, 'dist', '.build-stamp'), 'utf8').trim());
-  } catch {
-    return null;
-  }
-}
-
-/** True when some file under `dir` was modified after `t` (ms). */
-function newerThan(dir, t) {
-  let entries;
-  try {
-    entries = readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return false;
-  }
-  for (const e of entries) {
-    const p = join(dir, e.name);
-    if (e.isDirectory() ? newerThan(p, t) : statSync(p).mtimeMs > t) return true;
-  }
-  return false;
-}
-
-const built = buildStartedAt();
-if (built !== null && Number.isFinite(built) && !newerThan(join(root, 'src'), built)) {
+if (buildIsCurrent(root)) {
   await import(pathToFileURL(join(root, 'dist', 'cli', 'main.js')).href);
 } else {
   if (process.env.LOG_LEVEL === 'debug' || process.env.LOG_LEVEL === 'trace')

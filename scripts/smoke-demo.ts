@@ -1,7 +1,8 @@
 /**
  * CI smoke run of the embedded default: `npm start` on a fresh data directory must print an API key and
- * example calls that return real data within seconds (the Wallet REST calls and the banner's ZK Compression
- * JSON-RPC call, answered from the demo's compressed activity), and stop cleanly on SIGINT.
+ * example calls that return real data within seconds (the Wallet REST calls, the banner's DAS calls on the demo's
+ * Token-2022 NFTs and its ZK Compression JSON-RPC call, answered from the demo's compressed activity), and stop
+ * cleanly on SIGINT.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -42,7 +43,7 @@ async function waitFor<T>(what: string, f: () => Promise<T | null> | T | null, m
   return fail(`timed out waiting for ${what}`);
 }
 
-const key = await waitFor('the API key banner', () => /API key \(shown once\): (\S+)/.exec(out)?.[1] ?? null, 90_000);
+const key = await waitFor('the API key banner', () => /API key \(the demo's, kept across restarts\): (\S+)/.exec(out)?.[1] ?? null, 90_000);
 const wallet = await waitFor('the demo wallets', () => /Demo wallets: (\S+)/.exec(out)?.[1] ?? null, 10_000);
 const call = async (path: string) => {
   const r = await fetch(`http://127.0.0.1:${port}${path}`, { headers: { 'x-api-key': key } });
@@ -61,7 +62,20 @@ if (transfers.status !== 200) fail(`transfers answered ${transfers.status}`);
 const funded = await call(`/v1/wallet/${wallet}/funded-by`);
 if (funded.status !== 200 || typeof funded.body.funder !== 'string') fail(`funded-by: ${JSON.stringify(funded.body)}`);
 // The banner's ZK Compression call, sent as printed: the demo wallet's compressed token balance must be indexed.
-const zkBody = await waitFor('the ZK Compression example call', () => /-d '(\{"jsonrpc":"2\.0".*\})'/.exec(out)?.[1] ?? null, 10_000);
+const zkBody = await waitFor('the ZK Compression example call', () => /-d '(\{"jsonrpc":"2\.0".*getCompressedTokenBalancesByOwnerV2.*\})'/.exec(out)?.[1] ?? null, 10_000);
+// The banner's DAS calls, sent as printed: the demo NFT is found by id and the owner's assets are listed.
+const rpc = async (body: string) => {
+  const r = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body });
+  return { status: r.status, body: (await r.json()) as { result?: Record<string, unknown>; error?: unknown } };
+};
+const assetBody = await waitFor('the DAS getAsset example call', () => /-d '(\{"jsonrpc":"2\.0".*"getAsset".*\})'/.exec(out)?.[1] ?? null, 10_000);
+const asset = await waitFor('the demo NFT indexed by DAS', async () => {
+  const r = await rpc(assetBody);
+  return r.status === 200 && r.body.result ? r.body.result : null;
+}, 30_000);
+const ownedBody = await waitFor('the DAS getAssetsByOwner example call', () => /-d '(\{"jsonrpc":"2\.0".*"getAssetsByOwner".*\})'/.exec(out)?.[1] ?? null, 10_000);
+const owned = await rpc(ownedBody);
+if (owned.status !== 200 || !((owned.body.result?.total as number) > 0)) fail(`getAssetsByOwner as printed: ${JSON.stringify(owned.body).slice(0, 300)}`);
 const zk = await waitFor('indexed compressed token balances of a demo wallet', async () => {
   const r = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: zkBody });
   const body = (await r.json()) as { result?: { value: { items: { mint: string; balance: number | string }[] } }; error?: unknown };
@@ -80,7 +94,7 @@ const badBody = (await bad.json()) as { error?: { code: number } };
 if (bad.status !== 400 || badBody.error?.code !== -32602) fail(`/fast with garbage answered ${bad.status}: ${JSON.stringify(badBody)}`);
 const noKey = await fetch(`http://127.0.0.1:${port}/v1/wallet/${wallet}/balances`);
 if (noKey.status !== 401) fail(`no key answered ${noKey.status}`);
-console.log(`smoke: ok — ${(history.data as unknown[]).length} history rows, balances, transfers and funded-by answered with real data; compressed token balance ${zk[0].balance} of ${zk[0].mint}; Sender /ping and /fast answered`);
+console.log(`smoke: ok — ${(history.data as unknown[]).length} history rows, balances, transfers and funded-by answered with real data; compressed token balance ${zk[0].balance} of ${zk[0].mint}; DAS getAsset "${(asset.content as { metadata: { name: string } }).metadata.name}", getAssetsByOwner total ${owned.body.result!.total as number}; Sender /ping and /fast answered`);
 
 process.kill(child.pid!, 'SIGINT');
 const code = await new Promise<number | null>((resolve) => {

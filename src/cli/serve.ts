@@ -11,6 +11,8 @@ import { StartupError } from '../core/errors.js';
 import { probeClusterRpc, redactUrl } from '../sources/rpc-probe.js';
 import { redactDatabaseUrl } from '../store/db.js';
 import { onStopSignal } from './signals.js';
+import { loadConfig } from '../config/index.js';
+import { dataDirOwner, inUseError } from '../store/data-dir-lock.js';
 import { openRuntime, seedIdentities, type Runtime } from './runtime.js';
 import { buildApp } from '../api/app.js';
 import { createFileTokenRegistry, type TokenInfo } from '../pricing/token-registry.js';
@@ -40,13 +42,18 @@ const maxOrNull = (a: number | null, b: number | null) => (a === null ? b : b ==
 export async function runServe(opts: { demo: boolean }): Promise<number> {
   // Stop signals are taken from the start: a Ctrl-C while starting stops after start-up, not half-way.
   const signal = onStopSignal('solgate');
-  // The database first: an embedded data directory another process owns stops this one before anything else.
+  // Checked before anything starts, so a start-up that cannot complete fails within seconds with one line instead of
+  // leaving a chain or ingestion running without an HTTP server: an embedded data directory another process owns
+  // (told before the port: its message names that process), the HTTP port, then the database, then the cluster URL.
+  const cfg = loadConfig();
+  if (!cfg.databaseUrl) {
+    const owner = dataDirOwner(cfg.dataDir);
+    if (owner) throw inUseError(cfg.dataDir, owner);
+  }
+  await checkPortFree(cfg.port, cfg.host);
   const rt = await openRuntime();
   const { config, logger, db } = rt;
   try {
-    // The HTTP port and the cluster URL are checked before anything starts, so a start-up that cannot complete
-    // fails within seconds with one line, instead of leaving a chain or ingestion running without an HTTP server.
-    await checkPortFree(config.port, config.host);
     if (config.rpcUrl) await probeClusterRpc(config.rpcUrl, { source: 'SOLANA_RPC_URL' });
   } catch (err) {
     await db.close().catch(() => {});

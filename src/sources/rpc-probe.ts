@@ -2,7 +2,8 @@
  * The start-up check of a cluster RPC URL: one `getSlot`, with a short deadline, so a URL that does not resolve,
  * refuses connections, rejects the credentials or is not a Solana JSON-RPC endpoint stops the process within
  * seconds with one line naming the variable, instead of a retry loop that stays silent for a minute.
- * Refused connections and 5xx answers are tried again for a few seconds (a node that is just starting).
+ * Refused connections (for 3 s), 429 and 502–504 answers (until the deadline) are tried again: a node that is just
+ * starting, or a busy one.
  */
 import { fetch } from 'undici';
 import { StartupError } from '../core/errors.js';
@@ -22,7 +23,8 @@ function cause(err: unknown): string {
 
 /** Resolves with the cluster's slot, or throws a StartupError naming the problem with `url`. */
 export async function probeClusterRpc(url: string, o: ProbeOptions): Promise<number> {
-  const deadline = Date.now() + (o.deadlineMs ?? 10_000);
+  const started = Date.now();
+  const deadline = started + (o.deadlineMs ?? 10_000);
   const shown = redactUrl(url);
   let last = '';
   for (;;) {
@@ -38,7 +40,7 @@ export async function probeClusterRpc(url: string, o: ProbeOptions): Promise<num
       const text = await res.text();
       if (res.status === 401 || res.status === 403)
         throw new StartupError(`the cluster RPC ${shown} (${o.source}) refused the request (HTTP ${res.status}): check the API key in the URL`);
-      if (res.status >= 500 || res.status === 429) {
+      if (res.status === 429 || res.status === 502 || res.status === 503 || res.status === 504) {
         last = `HTTP ${res.status}`;
       } else {
         const body = parseBody(text);
@@ -54,7 +56,10 @@ export async function probeClusterRpc(url: string, o: ProbeOptions): Promise<num
       if (c === 'ENOTFOUND' || c === 'EAI_AGAIN')
         throw new StartupError(`cannot resolve the host of ${o.source} ${shown} (${c}): check the URL`);
       if (c === 'ERR_INVALID_URL' || /invalid url/i.test(c)) throw new StartupError(`${o.source} is not a valid URL: ${shown}`);
+      if (/bad port/i.test(c)) throw new StartupError(`${o.source} ${shown} uses a port that HTTP clients refuse to connect to: use the RPC's real port`);
       last = c;
+      // Nothing listens: a node that is starting gets a few seconds, not the whole deadline.
+      if (c === 'ECONNREFUSED' && Date.now() - started > 3000) break;
     }
     await new Promise((r) => setTimeout(r, 500));
   }
