@@ -120,7 +120,8 @@ export async function startDemoChain(o: {
       return createLocalnet({ ...opts, port: 0 });
     }
   };
-  const base = { port: o.port, slotMs: o.slotMs, startSlot: o.startSlot };
+  // The chain's ledger files (blocks older than its in-memory window) beside the snapshot, in the data directory.
+  const base = { port: o.port, slotMs: o.slotMs, startSlot: o.startSlot, ledgerDir: o.snapshotDir ? `${o.snapshotDir}.ledger` : undefined };
   let net: Localnet | null = null;
   let lightGenesis = false;
   let restoredFrom: FoundSnapshot | null = null;

@@ -7,7 +7,8 @@
  * lookup-table creation sees recent slots) and advances the clock (slot, epoch, unix timestamp). Empty slots
  * are produced as empty blocks or skipped (no block, exactly like a skipped leader slot on a real cluster).
  *
- * Memory: blocks are kept in memory up to `maxBlocks`. LiteSVM's native state can be serialized with
+ * Memory: the ledger (`block-store.ts`) retains up to `maxBlocks` blocks, of which only the most recent `hotBlocks`
+ * stay in memory; older ones are kept in ledger files on disk (`ledgerDir`). LiteSVM's native state can be serialized with
  * `snapshot()`/`saveSnapshot()` and a chain restarted from it (`LocalChain.fromSnapshot`); `recycle()`
  * rebuilds the native instance in place. See the README notes in `index.ts`.
  */
@@ -33,8 +34,15 @@ export interface LocalChainOptions {
   slotMs?: number;
   /** What to do with a slot that has no transactions: produce an empty block (default) or skip the slot. */
   emptySlots?: 'produce' | 'skip';
-  /** Produced blocks kept in memory; older ones are dropped. Default 50 000. */
+  /** Produced blocks retained (the ledger limit); older ones are dropped. Default 50 000. */
   maxBlocks?: number;
+  /** Most recent blocks kept in memory; older retained blocks are read back from the ledger files. Default 256. */
+  hotBlocks?: number;
+  /**
+   * Directory of the ledger files, owned by the chain (emptied when the first block is written to disk, removed by
+   * `close()`). Default: a temporary directory.
+   */
+  ledgerDir?: string;
   /** Slot of the genesis block. Default 0. */
   startSlot?: number;
   /** Faucet balance at genesis in lamports. Default 500 million SOL. */
@@ -81,7 +89,7 @@ export interface ChainSnapshotMeta {
 export class LocalChain {
   private svm: LiteSVM;
   private readonly store: BlockStore;
-  private readonly opts: Required<Omit<LocalChainOptions, 'faucetSeed' | 'warn' | 'light'>> & Pick<LocalChainOptions, 'warn'>;
+  private readonly opts: Required<Omit<LocalChainOptions, 'faucetSeed' | 'warn' | 'light' | 'hotBlocks' | 'ledgerDir'>> & Pick<LocalChainOptions, 'warn'>;
   /** What `light: true` loaded at genesis (null when not requested, or when restored from a snapshot). */
   readonly light: LightGenesisSummary | null = null;
   private pending: LocalTx[] = [];
@@ -113,7 +121,7 @@ export class LocalChain {
       now: opts.now ?? Date.now,
       warn: opts.warn,
     };
-    this.store = new BlockStore(this.opts.maxBlocks);
+    this.store = new BlockStore(this.opts.maxBlocks, { hotBlocks: opts.hotBlocks, dir: opts.ledgerDir });
     if (resume) {
       this.store.add({ ...resume.lastBlock, transactions: [] });
       for (const [h, height] of resume.recentBlockhashes) this.recentBlockhashes.set(h, height);
@@ -213,6 +221,12 @@ export class LocalChain {
     this.timer = null;
   }
 
+  /** Stops slot production and deletes the ledger files: blocks older than the in-memory window are gone. */
+  close(): void {
+    this.stop();
+    this.store.close();
+  }
+
   /** Subscribes to produced blocks; returns the unsubscribe function. */
   onBlock(listener: (block: LocalBlock) => void): () => void {
     this.listeners.add(listener);
@@ -269,7 +283,7 @@ export class LocalChain {
     return {
       svm: this.svm,
       isRecentBlockhash: (h) => this.recentBlockhashes.has(h),
-      isDuplicate: (sig) => this.pendingSigs.has(sig) || this.store.transaction(sig) !== undefined,
+      isDuplicate: (sig) => this.pendingSigs.has(sig) || this.store.hasTransaction(sig),
       warn: this.opts.warn,
     };
   }

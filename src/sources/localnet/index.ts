@@ -11,7 +11,10 @@
  * ```
  *
  * Notes for long runs:
- * - Blocks live in memory (default 50 000, oldest dropped; `getFirstAvailableBlock` moves up accordingly).
+ * - The ledger retains 50 000 blocks by default (`maxBlocks`; oldest dropped, `getFirstAvailableBlock` moves up
+ *   accordingly). Only the last `hotBlocks` (256) stay in memory; older ones are written to ledger files
+ *   (`ledgerDir`, a temporary directory by default) and read back by `getBlock`, `getTransaction` and
+ *   `getSignaturesForAddress`, so memory stays flat however long the chain runs.
  * - LiteSVM keeps its state in a native (Rust) heap. `chain.saveSnapshot(path)` writes it plus the slot and
  *   blockhash bookkeeping, and `createLocalnet({ snapshot: path })` restarts from it (the block history
  *   restarts at the snapshot's last block, like a validator booted from a snapshot). `chain.recycle()`
@@ -62,7 +65,7 @@ export async function createLocalnet(opts: LocalnetOptions = {}): Promise<Localn
   try {
     server = await startRpcServer(chain, { port: opts.port ?? 0, host: opts.host });
   } catch (e) {
-    chain.stop();
+    chain.close();
     throw e;
   }
   return {
@@ -72,6 +75,7 @@ export async function createLocalnet(opts: LocalnetOptions = {}): Promise<Localn
     close: async () => {
       chain.stop();
       await server.close();
+      chain.close();
     },
   };
 }
