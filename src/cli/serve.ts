@@ -33,6 +33,7 @@ import { deliveryOptions } from '../webhooks/config.js';
 import { senderDeps } from '../sender/config.js';
 import { openAccounts } from '../accounts/runtime.js';
 import { DEFAULT_TIP_ACCOUNTS } from '../sender/validate.js';
+import { preferLowMemory } from '../core/low-memory.js';
 
 /** How long shutdown waits for HTTP requests in flight before closing their connections. */
 const SHUTDOWN_DRAIN_MS = 30_000;
@@ -51,6 +52,8 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
     if (owner) throw inUseError(cfg.dataDir, owner);
   }
   await checkPortFree(cfg.port, cfg.host);
+  // The demo and the embedded database favour memory over speed in V8 (src/core/low-memory.ts).
+  if (opts.demo || !cfg.databaseUrl) preferLowMemory();
   const rt = await openRuntime();
   const { config, logger, db } = rt;
   try {

@@ -7,6 +7,7 @@
  */
 import pg from 'pg';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.js';
+import { initPgliteDataDir } from './pglite-init.js';
 import { StartupError } from '../core/errors.js';
 
 export interface QueryResult<T> {
@@ -195,13 +196,28 @@ async function listenPostgres(url: string, channel: string, onNotify: () => void
   };
 }
 
+/**
+ * PostgreSQL memory settings of the embedded database, given on PGlite's command line (postgresql.conf in the data
+ * directory is left as initdb wrote it). PGlite's memory is one WebAssembly memory that grows and never shrinks, and
+ * PostgreSQL touches its whole shared memory at start, so the stock 128MB shared_buffers alone kept ~150 MB resident
+ * for good. One backend and a single-machine database do well with a small buffer pool: the files are in the
+ * operating system's page cache anyway. maintenance_work_mem bounds what an index build can add to the memory.
+ */
+export const PGLITE_SETTINGS: Readonly<Record<string, string>> = {
+  shared_buffers: '16MB',
+  maintenance_work_mem: '16MB',
+};
+
 async function openPglite(dataDir: string | undefined, owner: string | undefined): Promise<Db> {
   // The directory is this process's before PGlite touches it (a second PGlite on it aborts or corrupts it).
   const lock = dataDir ? acquireDataDirLock(dataDir, owner ?? `solgate ${process.argv.slice(2).join(' ')}`.trim()) : undefined;
   let db: import('@electric-sql/pglite').PGlite;
   try {
     const { PGlite } = await import('@electric-sql/pglite');
-    db = await PGlite.create(dataDir);
+    const startParams = [...PGlite.defaultStartParams, ...Object.entries(PGLITE_SETTINGS).flatMap(([k, v]) => ['-c', `${k}=${v}`])];
+    // A new directory is created in a child process, which takes initdb's transient memory away with it.
+    if (dataDir) await initPgliteDataDir(dataDir, startParams);
+    db = await PGlite.create(dataDir, { startParams });
   } catch (err) {
     lock?.release();
     throw new StartupError(
