@@ -7,7 +7,7 @@
  * at LOG_LEVEL=debug); command-line mistakes print the usage line of the command concerned and exit 2.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { ENV_VARS, ConfigError } from '../config/index.js';
+import { ENV_VARS, ConfigError, logLevelOf } from '../config/index.js';
 import { StartupError } from '../core/errors.js';
 import { UsageError } from './usage-error.js';
 
@@ -121,7 +121,7 @@ async function main(argv: string[]): Promise<number> {
 }
 
 const argv = process.argv.slice(2);
-const debug = /^(debug|trace)$/.test(process.env.LOG_LEVEL ?? '');
+const debug = /^(debug|trace)$/.test(logLevelOf());
 main(argv).then(
   (code) => {
     if (code !== undefined && code !== -1) process.exitCode = code;

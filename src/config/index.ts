@@ -225,6 +225,11 @@ function adminToken(v: string | undefined): string | undefined {
   return v;
 }
 
+/** LOG_LEVEL as set (or its default), without validating the rest: how much a failing command should print. */
+export function logLevelOf(env: NodeJS.ProcessEnv = process.env): string {
+  return env.LOG_LEVEL || ENV_VARS.find((e) => e.name === 'LOG_LEVEL')!.default!;
+}
+
 /** Reads and validates the environment (defaults applied). Throws ConfigError naming the bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const get = (name: string): string | undefined => {

@@ -6,6 +6,7 @@
  * fees, times — all far below 2^53); u64 token amounts are stored as NUMERIC and come back as strings.
  */
 import pg from 'pg';
+import { realpathSync } from 'node:fs';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.js';
 import { initPgliteDataDir } from './pglite-init.js';
 import { StartupError } from '../core/errors.js';
@@ -216,12 +217,14 @@ async function openPglite(dataDir: string | undefined, owner: string | undefined
     const { PGlite } = await import('@electric-sql/pglite');
     const startParams = [...PGlite.defaultStartParams, ...Object.entries(PGLITE_SETTINGS).flatMap(([k, v]) => ['-c', `${k}=${v}`])];
     // A new directory is created in a child process, which takes initdb's transient memory away with it.
-    if (dataDir) await initPgliteDataDir(dataDir, startParams);
-    db = await PGlite.create(dataDir, { startParams });
+    // PGlite's file system does not follow a symlinked directory: it gets the real path (the lock already made it).
+    const dir = dataDir ? realpathSync(dataDir) : undefined;
+    if (dir) await initPgliteDataDir(dir, startParams);
+    db = await PGlite.create(dir, { startParams });
   } catch (err) {
     lock?.release();
     throw new StartupError(
-      `cannot open the embedded database in ${dataDir ?? 'memory'} (${(err as Error).message || String(err)}): ` +
+      `cannot open the embedded database in ${dataDir ?? 'memory'} (${errorText(err)}): ` +
         'if the directory was left by another PGlite version or a crash mid-write, move it aside and start again',
       { cause: err },
     );
@@ -261,4 +264,17 @@ async function openPglite(dataDir: string | undefined, owner: string | undefined
       }
     },
   };
+}
+
+/** A thrown value as text: PGlite throws plain objects in some failures (e.g. a data directory behind a symlink). */
+function errorText(err: unknown): string {
+  if (err instanceof Error && err.message) return err.message;
+  if (typeof err === 'string') return err;
+  try {
+    const j = JSON.stringify(err);
+    if (j && j !== '{}') return j;
+  } catch {
+    // Fall through.
+  }
+  return Object.prototype.toString.call(err);
 }
