@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * `npm run test:reliability`: crash, fault, load, hostile-input and security suites (issue #9). Short variants by
+ * `npm run test:reliability`: crash, fault, load, hostile-input and security suites. Short variants by
  * default (CI); `SOLGATE_RELIABILITY_LONG=1` runs the long ones. Each suite records its figures with
  * test/reliability/report.ts; the summary is printed at the end and written to .reliability-out/report.json.
  */
@@ -13,7 +13,7 @@ export default defineConfig({
     // Suites kill processes, load the machine and measure memory: one file at a time.
     fileParallelism: false,
     pool: 'forks',
-    globalSetup: ['test/reliability/global-setup.ts'],
+    globalSetup: ['test/setup/build.ts', 'test/reliability/global-setup.ts'],
     server: { deps: { inline: ['helius-sdk'] } },
   },
 });

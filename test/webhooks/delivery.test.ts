@@ -268,11 +268,12 @@ describe('webhook delivery failures', () => {
     const slow = await createHook('/slow', { webhookType: 'raw', accountAddresses: [C.address] });
     rcv.behave = (r) => {
       if (r.path === '/flaky' && r.seen <= 2) return { status: 500 };
-      if (r.path === '/slow' && r.seen === 1) return { status: 200, delayMs: 700 };
+      // Far past the worker's deadline, which is itself far above a loaded machine's answer time for the 500s.
+      if (r.path === '/slow' && r.seen === 1) return { status: 200, delayMs: 4000 };
       return { status: 200 };
     };
     const sigs = await activity(C.address, 3);
-    const w = worker({ timeoutMs: 300 });
+    const w = worker({ timeoutMs: 1500 });
     try {
       await until('retried deliveries', async () => (await counts(flaky.id)).delivered === 3 && (await counts(slow.id)).delivered === 3);
     } finally {
