@@ -5,7 +5,6 @@
  * they change is in effect at once and nothing opens the directory twice. With DATABASE_URL every process uses
  * PostgreSQL directly and this is not needed.
  */
-import { fetch } from 'undici';
 import type { Config } from '../config/index.js';
 import { StartupError } from '../core/errors.js';
 import { dataDirOwner, describeOwner, inUseError } from '../store/data-dir-lock.js';
