@@ -58,7 +58,9 @@ function worker(over: Partial<DeliveryWorkerOptions> = {}): DeliveryWorker {
     db: ta.t.db,
     logger: silent,
     concurrency: 4,
-    timeoutMs: 2000,
+    // Generous: the receiver is local, but a loaded machine (test files run side by side) can take seconds to answer,
+    // and an attempt that times out is retried after the later events, which the ordering checks would misread.
+    timeoutMs: 10_000,
     retry: { baseMs: 50, maxMs: 200, windowMs: 60_000 },
     deactivation: { failureRate: 0, windowMs: 60_000, minAttempts: 1 },
     ssrf: { allowPrivate: true },
