@@ -230,8 +230,11 @@ export async function restartPending(q: Queryable, webhookId: string): Promise<v
  */
 export async function replayEvents(q: Queryable, webhookId: string, fromSlot: number, toSlot: number | null): Promise<number> {
   const { rows } = await q.query<{ n: number }>(
-    `WITH r AS (
-       UPDATE webhook_events SET state = 'pending', next_attempt_at = clock_timestamp(), queued_at = clock_timestamp()
+    // One due time for every replayed event (clock_timestamp() per row would order them by the UPDATE's scan, not by
+    // chain position, and the worker takes due events by due time first).
+    `WITH t AS (SELECT clock_timestamp() AS at),
+     r AS (
+       UPDATE webhook_events SET state = 'pending', next_attempt_at = (SELECT at FROM t), queued_at = (SELECT at FROM t)
         WHERE webhook_id = $1 AND slot >= $2 AND ($3::int8 IS NULL OR slot <= $3)
        RETURNING 1
      ) SELECT count(*)::int AS n FROM r`,

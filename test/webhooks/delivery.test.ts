@@ -243,6 +243,9 @@ describe('webhook delivery (ingest → outbox → worker → receiver)', () => {
     expect(r.status).toBe(200);
     const again = rawA.filter((s) => s.slot >= from);
     expect(r.body.replayed).toBe(again.length);
+    // Replayed events are due at one instant, so the worker takes them in chain order (not in the UPDATE's scan order).
+    const due = await ta.t.db.query<{ n: number }>('SELECT count(DISTINCT next_attempt_at)::int AS n FROM webhook_events WHERE webhook_id = $1 AND slot >= $2', [hooks.rawA.id, from]);
+    expect(due.rows[0].n).toBe(1);
     const seen = rcv.ok('/raw-a').length;
     const w = worker();
     try {
