@@ -24,6 +24,7 @@
  *
  * Short variant (CI) ≥ 10,000 generated requests; SOLGATE_RELIABILITY_LONG=1 runs ten times as many.
  */
+import { IDENTITIES_BODY_LIMIT } from '../../src/api/admin/api.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { connect } from 'node:net';
@@ -782,7 +783,8 @@ describe('fuzz: fixed hostile cases', () => {
     for (const r of bodyRoutes()) {
       const url = fill(r.url);
       await send({ method: r.method, url, headers: headersFor(url), payload: big }, 413);
-      if (!url.startsWith('/v0/webhooks') || url.includes('replay') || r.method === 'PATCH') await send({ method: r.method, url, headers: headersFor(url), payload: justOver }, 413);
+      if (url === '/admin/api/identities') await send({ method: r.method, url, headers: headersFor(url), payload: Buffer.alloc(IDENTITIES_BODY_LIMIT + 1, 0x20) }, 413);
+      else if (!url.startsWith('/v0/webhooks') || url.includes('replay') || r.method === 'PATCH') await send({ method: r.method, url, headers: headersFor(url), payload: justOver }, 413);
     }
     await send({ method: 'POST', url: '/fast', headers: { 'content-type': 'application/json' }, payload: Buffer.alloc(64 * 1024 + 1, 0x20) }, 413);
     await assertAlive();

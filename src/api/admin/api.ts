@@ -38,6 +38,8 @@ const MAX_RANGE_DAYS = 366;
 const MAX_ALLOWED_IPS = 100;
 /** Identities per admin import request (the CLI sends a file in requests of this size). */
 export const MAX_IDENTITIES = 10_000;
+/** Body limit of an identities import request (the CLI keeps each request under it). */
+export const IDENTITIES_BODY_LIMIT = 4 * 1024 * 1024;
 
 const utcDay = (d: Date) => d.toISOString().slice(0, 10);
 const bad = (message: string, details?: string) => new SolgateError('INVALID_ARGUMENT', message, { details });
@@ -297,7 +299,7 @@ export function registerAdminApi(app: FastifyInstance, o: AdminApiOptions): void
   app.post(
     '/admin/api/identities',
     {
-      bodyLimit: 16 * 1024 * 1024,
+      bodyLimit: IDENTITIES_BODY_LIMIT,
       schema: { body: { type: 'object', properties: { identities: { type: 'array', maxItems: MAX_IDENTITIES } }, required: ['identities'], additionalProperties: false } },
     },
     async (req) => {
