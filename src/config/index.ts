@@ -1,6 +1,6 @@
 /**
  * Configuration: every environment variable solgate reads, with its default, read and validated once.
- * This is the only module that reads `process.env`; the README's configuration table is this list.
+ * This is the only module that reads `process.env`; docs/configuration.md's table is this list (a test checks it).
  */
 
 export interface EnvVar {
@@ -9,7 +9,7 @@ export interface EnvVar {
   description: string;
 }
 
-/** The table of variables (README mirrors it; `solgate config` prints it). */
+/** The table of variables (docs/configuration.md mirrors it; `solgate config` prints it). */
 export const ENV_VARS: EnvVar[] = [
   { name: 'PORT', default: '8080', description: 'HTTP port of the gateway' },
   { name: 'HOST', default: '0.0.0.0', description: 'Interface the HTTP server binds to' },
@@ -71,7 +71,7 @@ export const ENV_VARS: EnvVar[] = [
   { name: 'REDIS_URL', default: undefined, description: 'Redis for rate-limit and monthly-credit counters shared by every API process; unset = counters in each process\'s memory' },
   { name: 'SOLGATE_PLANS_FILE', default: undefined, description: 'JSON file of plans and credit costs merged over the defaults (`{plans: {name: {perSecond, burstFactor, burstWindowSeconds, monthlyCredits, features, maxWebhooks}}, credits: {...}, fallbackPlan}`)' },
   { name: 'SOLGATE_USAGE_FLUSH_MS', default: '5000', description: 'How often each process writes the usage (credits per key, day and method) it counted to PostgreSQL' },
-  { name: 'SOLGATE_ADMIN_TOKEN', default: undefined, description: 'Bearer token of the admin API (`/admin/api`) and the web dashboard (`/dashboard`) sign-in, at least 16 characters (e.g. `openssl rand -hex 32`); unset = both disabled (404)' },
+  { name: 'SOLGATE_ADMIN_TOKEN', default: undefined, description: 'Bearer token of the admin API (`/admin/api`) and the web dashboard (`/dashboard`) sign-in, at least 16 characters (e.g. `openssl rand -hex 32`); unset = both disabled (404 naming this variable), except that `serve --demo` makes a token for its run and prints it' },
   { name: 'LOG_LEVEL', default: 'info', description: 'pino log level (fatal … trace, silent)' },
 ];
 
