@@ -27,7 +27,7 @@ interface KeyOut {
   createdAt: string;
   expiresAt: string | null;
   revokedAt: string | null;
-  status: 'active' | 'revoked' | 'expired';
+  status: import('../store/keys.js').KeyStatus;
 }
 
 interface Backend {
@@ -107,7 +107,7 @@ export async function runKeys(args: string[]): Promise<number> {
         const keys = await backend.list();
         if (values.json) console.log(JSON.stringify(keys));
         else if (!keys.length) console.log('no API keys yet: solgate keys create --name NAME');
-        else for (const k of keys) console.log(`${k.id}  ${k.name}  plan=${k.plan}  ips=${k.allowedIps.join(',') || 'any'}  ${k.status.toUpperCase() === 'ACTIVE' ? 'active' : k.status.toUpperCase()}`);
+        else for (const k of keys) console.log(`${k.id}  ${k.name}  plan=${k.plan}  ips=${k.allowedIps.join(',') || 'any'}  ${k.status === 'active' ? 'active' : k.status.toUpperCase()}`);
         return 0;
       }
       case 'revoke': {
@@ -189,7 +189,7 @@ async function direct(): Promise<Backend> {
     createdAt: k.createdAt.toISOString(),
     expiresAt: k.expiresAt?.toISOString() ?? null,
     revokedAt: k.revokedAt?.toISOString() ?? null,
-    status: k.revokedAt ? 'revoked' : k.expiresAt && k.expiresAt <= new Date() ? 'expired' : 'active',
+    status: keys.keyStatus(k, new Date()),
   });
   return {
     async create(o) {

@@ -12,8 +12,6 @@ export interface StopSignal {
   readonly stopped: Promise<NodeJS.Signals>;
   /** What a forced exit leaves undone, told on stderr if the user presses Ctrl-C again (updated as shutdown goes). */
   setUnsaved(what: string | null): void;
-  /** Removes the handlers (shutdown finished). */
-  dispose(): void;
 }
 
 export function onStopSignal(name: string): StopSignal {
@@ -39,10 +37,6 @@ export function onStopSignal(name: string): StopSignal {
     stopped,
     setUnsaved(what) {
       unsaved = what;
-    },
-    dispose() {
-      process.removeListener('SIGINT', handler);
-      process.removeListener('SIGTERM', handler);
     },
   };
 }

@@ -52,6 +52,15 @@ function newKey(id: string): string {
   return `sg_${id}_${randomBytes(32).toString('base64url')}`;
 }
 
+export type KeyStatus = 'active' | 'revoked' | 'expired';
+
+/** Whether a key works at `now`: revoked, expired (expiry at or before now), or active. */
+export function keyStatus(k: Pick<ApiKeyRecord, 'revokedAt' | 'expiresAt'>, now: Date): KeyStatus {
+  if (k.revokedAt) return 'revoked';
+  if (k.expiresAt && k.expiresAt <= now) return 'expired';
+  return 'active';
+}
+
 /** Creates a key; the returned plain key is the only copy that will ever exist. */
 export async function createApiKey(
   q: Queryable,

@@ -24,7 +24,7 @@ import { DELIVERIES_QUERY, deliveryPage, type DeliveriesQuery } from '../rest/we
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { SolgateError } from '../../core/errors.js';
 import type { Db } from '../../store/db.js';
-import { createApiKey, getApiKey, listApiKeys, revokeApiKey, rotateApiKey, updateApiKey, type ApiKeyRecord } from '../../store/keys.js';
+import { createApiKey, getApiKey, keyStatus, listApiKeys, revokeApiKey, rotateApiKey, updateApiKey, type ApiKeyRecord } from '../../store/keys.js';
 import { usageOf } from '../../store/usage.js';
 import { getAnyWebhook, listAllWebhooks, usageTotalsSince, type WebhookSummary } from '../../store/admin.js';
 import { planOf, type PlanTable } from '../../accounts/plans.js';
@@ -44,14 +44,6 @@ export const IDENTITIES_BODY_LIMIT = 4 * 1024 * 1024;
 const utcDay = (d: Date) => d.toISOString().slice(0, 10);
 const bad = (message: string, details?: string) => new SolgateError('INVALID_ARGUMENT', message, { details });
 const keyNotFound = (id: string) => new SolgateError('NOT_FOUND', 'API key not found', { details: `no key ${id}` });
-
-export type KeyStatus = 'active' | 'revoked' | 'expired';
-
-function statusOf(k: ApiKeyRecord, now: Date): KeyStatus {
-  if (k.revokedAt) return 'revoked';
-  if (k.expiresAt && k.expiresAt <= now) return 'expired';
-  return 'active';
-}
 
 /** A name that says what the key is for: 3–100 characters once trimmed, no control characters. */
 function checkName(raw: string): string {
@@ -139,7 +131,7 @@ export function registerAdminApi(app: FastifyInstance, o: AdminApiOptions): void
       createdAt: k.createdAt.toISOString(),
       expiresAt: k.expiresAt?.toISOString() ?? null,
       revokedAt: k.revokedAt?.toISOString() ?? null,
-      status: statusOf(k, at),
+      status: keyStatus(k, at),
       usage: { month: utcDay(at).slice(0, 7), calls: usage?.calls ?? 0, credits: usage?.credits ?? 0, monthlyCredits: plan.monthlyCredits },
     };
   }
