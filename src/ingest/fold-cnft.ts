@@ -3,8 +3,9 @@
  * Merkle nodes of its change log, and a signature row; `store/cnft.ts` applies them with seq guards, so the
  * final state does not depend on the order of the transactions. The rules follow the DAS reference's
  * program_transformers/src/bubblegum: the leaf event sets the leaf (hashes, nonce, tree) and owner/delegate;
- * burn only marks the asset burnt (sticky); redeem zeroes the leaf hashes; cancelRedeem restores them from its
- * leaf event; decompress marks the asset decompressed (its Token Metadata accounts then describe it).
+ * burn only marks the asset burnt (sticky); redeem zeroes the leaf hashes (the asset stays compressed, owner and
+ * delegate unchanged); cancelRedeem restores them from its leaf event; decompressV1 changes no state (only its
+ * signature is recorded): the asset leaves the tree for DAS when its Token Metadata accounts are indexed.
  */
 import type { NormalizedTx } from '../core/model.js';
 import type { CnftEvent, CnftMetadata } from '../parsers/bubblegum/index.js';
@@ -27,7 +28,6 @@ function patch(assetId: string): CnftAssetPatch {
     metadata: null,
     seq: null,
     burnt: false,
-    decompressed: false,
   };
 }
 
@@ -75,12 +75,9 @@ function foldEvent(out: CnftRows, tx: NormalizedTx, e: CnftEvent): void {
   const ixPath = e.path.inner === null ? String(e.path.outer) : `${e.path.outer}.${e.path.inner}`;
   out.signatures.push({ assetId, signature: tx.signature, ixPath, instruction: e.instruction, slot: tx.slot, seq });
 
+  // DecompressV1 has no change log and, as in the reference, changes nothing of the compressed asset.
+  if (e.kind === 'cnft.decompress') return;
   const p = patch(assetId);
-  if (e.kind === 'cnft.decompress') {
-    p.decompressed = true;
-    out.assets.push(p);
-    return;
-  }
   p.tree = e.tree;
   p.leafIndex = e.leafIndex;
   p.seq = seq;
@@ -103,7 +100,8 @@ function foldEvent(out: CnftRows, tx: NormalizedTx, e: CnftEvent): void {
       p.tree ??= e.tree;
       p.leafIndex ??= Number(l.nonce);
     } else if (e.kind === 'cnft.redeem') {
-      // The leaf leaves the tree: the reference zeroes its hashes until cancelRedeem (or decompress).
+      // The leaf is replaced by the empty node: the reference zeroes the leaf, data and creator hashes (the asset
+      // stays compressed, with its owner) until a cancelRedeem restores them.
       p.leaf = { schema: 1, leafHash: ZERO_HASH, dataHash: ZERO_HASH, creatorHash: ZERO_HASH, collectionHash: null, assetDataHash: null, flags: null, seq };
     }
     const m = metadataAfter(e);

@@ -156,7 +156,7 @@ export interface CoreCollectionAccount extends CorePlugins, CoreDerived {
 }
 
 /**
- * A Libreplex inscription (v1 `Inscription` or `InscriptionV3`). Fields as DAS returns them in `inscription`.
+ * A Libreplex inscription (v1 `Inscription` or `InscriptionV3`), decoded; `api/das/inscription.ts` renders it.
  * https://github.com/LibrePlex/libreplex-program-library/blob/main/programs/libreplex_inscriptions/src/state/inscription.rs
  */
 export interface InscriptionAccount {

@@ -115,13 +115,18 @@ export async function getMetadataByMint(q: Queryable, mints: string[]): Promise<
   return out;
 }
 
-/** Rows of one kind by the asset they describe (e.g. the inscription of a mint). */
-export async function getAccountsByAsset(q: Queryable, assetIds: string[], kind: string): Promise<Map<string, StoredAssetAccount>> {
+/**
+ * Rows of one kind by the asset they describe (e.g. the inscription of a mint); `version` keeps only rows whose
+ * decoded `version` field is that layout version (one asset can have accounts of two layouts).
+ */
+export async function getAccountsByAsset(q: Queryable, assetIds: string[], kind: string, version?: number): Promise<Map<string, StoredAssetAccount>> {
   const out = new Map<string, StoredAssetAccount>();
   if (!assetIds.length) return out;
   const { rows } = await q.query<{ address: string; kind: string; asset_id: string; owner: string | null; collection: string | null; data: Record<string, unknown>; slot: number }>(
-    'SELECT address, kind, asset_id, owner, collection, data, slot FROM asset_accounts WHERE asset_id = ANY($1::text[]) AND kind = $2',
-    [assetIds, kind],
+    `SELECT address, kind, asset_id, owner, collection, data, slot FROM asset_accounts
+      WHERE asset_id = ANY($1::text[]) AND kind = $2 AND ($3::text IS NULL OR data->>'version' = $3::text)
+      ORDER BY asset_id, slot, address`,
+    [assetIds, kind, version === undefined ? null : String(version)],
   );
   for (const r of rows) out.set(r.asset_id, { address: r.address, kind: r.kind, assetId: r.asset_id, owner: r.owner, collection: r.collection, data: r.data, slot: Number(r.slot) });
   return out;

@@ -31,7 +31,6 @@ export interface CnftAssetPatch {
   metadata: { data: Record<string, unknown>; version: number; seq: bigint } | null;
   seq: bigint | null;
   burnt: boolean;
-  decompressed: boolean;
 }
 
 /** A Merkle node written by a change log. */
@@ -84,7 +83,6 @@ export function mergeCnftPatches(a: CnftAssetPatch, b: CnftAssetPatch): CnftAsse
     metadata: newerGroup(a.metadata, b.metadata),
     seq: maxSeq(a.seq, b.seq),
     burnt: a.burnt || b.burnt,
-    decompressed: a.decompressed || b.decompressed,
   };
 }
 
@@ -125,7 +123,6 @@ export async function writeCnft(q: Queryable, rows: CnftRows | undefined): Promi
       { name: 'metadata_seq', type: 'bigint', get: (r) => r.metadata?.seq },
       { name: 'seq', type: 'bigint', get: (r) => r.seq },
       { name: 'burnt', type: 'boolean', get: (r) => r.burnt },
-      { name: 'decompressed', type: 'boolean', get: (r) => r.decompressed },
     ],
     assets,
     `ON CONFLICT (asset_id) DO UPDATE SET
@@ -136,8 +133,7 @@ export async function writeCnft(q: Queryable, rows: CnftRows | undefined): Promi
        ${guardedSet('owner_seq', ['owner', 'delegate'])},
        ${guardedSet('metadata_seq', ['metadata', 'metadata_version'])},
        seq = GREATEST(t.seq, EXCLUDED.seq),
-       burnt = t.burnt OR EXCLUDED.burnt,
-       decompressed = t.decompressed OR EXCLUDED.decompressed`,
+       burnt = t.burnt OR EXCLUDED.burnt`,
   );
 
   const nodes = new Map<string, CnftNodeRow>();
@@ -198,7 +194,6 @@ export interface StoredCnft {
   metadataVersion: number | null;
   seq: number | null;
   burnt: boolean;
-  decompressed: boolean;
 }
 
 const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
@@ -209,7 +204,7 @@ export async function getCnftAssets(q: Queryable, ids: string[]): Promise<Map<st
   if (!ids.length) return out;
   const { rows } = await q.query<Record<string, unknown>>(
     `SELECT asset_id, tree, leaf_index, authority, leaf_schema, leaf_hash, data_hash, creator_hash, collection_hash,
-            asset_data_hash, flags, owner, delegate, metadata, metadata_version, seq, burnt, decompressed
+            asset_data_hash, flags, owner, delegate, metadata, metadata_version, seq, burnt
        FROM cnft_assets WHERE asset_id = ANY($1::text[])`,
     [ids],
   );
@@ -232,7 +227,6 @@ export async function getCnftAssets(q: Queryable, ids: string[]): Promise<Map<st
       metadataVersion: num(r.metadata_version),
       seq: num(r.seq),
       burnt: r.burnt as boolean,
-      decompressed: r.decompressed as boolean,
     });
   }
   return out;

@@ -9,6 +9,7 @@ import { nodeFromBase58 } from '../../proofs/hash.js';
 import { leafNodeIndex, proofNodeIndexes } from '../../proofs/paths.js';
 import { getCnftAssets, getTreeDepths, getTreeNodes, type StoredCnft } from '../../store/cnft.js';
 import { getCheckpoint } from '../../store/chain.js';
+import { getMetadataByMint } from '../../store/asset-accounts.js';
 import { proofsVerified, proofVerificationFailures } from '../../core/metrics.js';
 import type { Queryable } from '../../store/db.js';
 
@@ -25,11 +26,15 @@ export interface AssetProofJson {
 
 type Provable = StoredCnft & { tree: string; leafIndex: number };
 
-/** Verified proofs by asset id; ids that are not (or no longer) compressed, or whose tree is unknown, are absent. */
+/**
+ * Verified proofs by asset id; ids that are not (or no longer) compressed, or whose tree is unknown, are absent.
+ * An asset whose Token Metadata accounts are indexed has been decompressed: it is no longer in a tree.
+ */
 export async function loadAssetProofs(q: Queryable, ids: string[]): Promise<Map<string, AssetProofJson>> {
   const out = new Map<string, AssetProofJson>();
-  const [assets, checkpoint] = await Promise.all([getCnftAssets(q, [...new Set(ids)]), getCheckpoint(q)]);
-  const provable = [...assets.values()].filter((a): a is Provable => !a.decompressed && a.tree !== null && a.leafIndex !== null);
+  const unique = [...new Set(ids)];
+  const [assets, decompressed, checkpoint] = await Promise.all([getCnftAssets(q, unique), getMetadataByMint(q, unique), getCheckpoint(q)]);
+  const provable = [...assets.values()].filter((a): a is Provable => !decompressed.has(a.assetId) && a.tree !== null && a.leafIndex !== null);
   const depths = await getTreeDepths(q, [...new Set(provable.map((a) => a.tree))]);
   const byTree = new Map<string, { asset: Provable; depth: number }[]>();
   for (const a of provable) {

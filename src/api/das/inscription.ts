@@ -1,13 +1,21 @@
 /**
- * showInscription: the Libreplex inscription of an asset (`inscription`), and `spl20` when the inscribed content
- * is an SPL-20 JSON document.
+ * showInscription: the Libreplex inscription of an asset, rendered exactly as the DAS reference renders it
+ * (digital_asset_types `TokenInscriptionInfo` from blockbuster's `token_inscriptions` parser):
+ * `{authority, root, inscription_data, content, encoding, order, size, validation_hash}` — `content` is the
+ * content type string of the account, `encoding` its encoding string, `order` and `size` numbers,
+ * `validation_hash` null when the account has none. Like the reference, only `InscriptionV3` accounts count (its
+ * parser rejects the v1 layout) and no `spl20` object is added. The hosted service names these fields
+ * differently (docs/das.md says how).
  */
 import type { Queryable } from '../../store/db.js';
-import { getAccountsByAsset, getAssetAccounts } from '../../store/asset-accounts.js';
+import { getAccountsByAsset } from '../../store/asset-accounts.js';
 import type { AssetJson } from './asset-json.js';
 
-interface InscriptionData {
+/** The stored (JSON-safe) decoded inscription account (`parsers/inscriptions/accounts.ts`). */
+interface StoredInscription {
+  version: number;
   authority: string;
+  root: string;
   inscriptionData: string;
   order: string | number;
   size: number;
@@ -16,36 +24,22 @@ interface InscriptionData {
   validationHash: string | null;
 }
 
-/** The SPL-20 document of an inscription's content, when it is one. */
-function spl20(base64: string | undefined): Record<string, unknown> | undefined {
-  if (!base64) return undefined;
-  try {
-    const doc = JSON.parse(Buffer.from(base64, 'base64').toString('utf8')) as Record<string, unknown>;
-    return doc && typeof doc === 'object' && doc.p === 'spl-20' ? doc : undefined;
-  } catch {
-    return undefined;
-  }
+/** The `inscription` object of one account, in the reference's names and formats. */
+export function inscriptionJson(d: StoredInscription): AssetJson {
+  return {
+    authority: d.authority,
+    root: d.root,
+    inscription_data: d.inscriptionData,
+    content: d.contentType,
+    encoding: d.encoding,
+    order: Number(d.order),
+    size: d.size,
+    validation_hash: d.validationHash ?? null,
+  };
 }
 
-/** Adds `inscription` (and `spl20`) to the rendered assets that have an inscription (in place). */
+/** Adds `inscription` to the rendered assets that have an `InscriptionV3` account (in place). */
 export async function addInscriptions(q: Queryable, assets: Map<string, AssetJson>): Promise<void> {
-  const found = await getAccountsByAsset(q, [...assets.keys()], 'inscription');
-  if (!found.size) return;
-  const dataKeys = [...found.values()].map((r) => (r.data as unknown as InscriptionData).inscriptionData);
-  const contents = await getAssetAccounts(q, dataKeys);
-  for (const [id, row] of found) {
-    const d = row.data as unknown as InscriptionData;
-    const a = assets.get(id)!;
-    a.inscription = {
-      order: Number(d.order),
-      size: d.size,
-      contentType: d.contentType,
-      encoding: d.encoding,
-      validationHash: d.validationHash,
-      inscriptionDataAccount: d.inscriptionData,
-      authority: d.authority,
-    };
-    const doc = spl20((contents.get(d.inscriptionData)?.data as { data?: string } | undefined)?.data);
-    if (doc) a.spl20 = doc;
-  }
+  const found = await getAccountsByAsset(q, [...assets.keys()], 'inscription', 3);
+  for (const [id, row] of found) assets.get(id)!.inscription = inscriptionJson(row.data as unknown as StoredInscription);
 }

@@ -5,7 +5,7 @@
  * metadata's creators, royalty and collection, and an empty print supply.
  */
 import type { StoredCnft } from '../../store/cnft.js';
-import { content, royalty, uncompressed, type AssetJson, type DisplayOptions } from './asset-json.js';
+import { content, royalty, type AssetJson, type DisplayOptions } from './asset-json.js';
 
 interface CnftMetadataJson {
   name: string;
@@ -27,28 +27,26 @@ const NON_TRANSFERABLE_BIT = 0b100;
 const clean = (s: string) => s.replace(/\0+$/g, '');
 
 /**
- * Renders a compressed asset, or returns null when its mint has not been indexed (no metadata yet). A
- * decompressed asset whose Token Metadata accounts are unknown keeps its last compressed data with an
- * uncompressed `compression`.
+ * Renders a compressed asset, or returns null when its mint has not been indexed (no metadata yet). An asset
+ * redeemed (and perhaps decompressed) stays compressed with the zeroed hashes of its redeem until its Token
+ * Metadata accounts are indexed; `load-assets.ts` then renders it from those instead, as the DAS reference does.
  */
 export function renderCnft(a: StoredCnft, opts: DisplayOptions): AssetJson | null {
   const m = a.metadata as unknown as CnftMetadataJson | null;
   if (!m) return null;
   const v2 = a.leafSchema === 2 || a.flags !== null;
   const flags = a.flags ?? 0;
-  const compression: AssetJson = a.decompressed
-    ? uncompressed()
-    : {
-        eligible: false,
-        compressed: true,
-        data_hash: a.dataHash ?? '',
-        creator_hash: a.creatorHash ?? '',
-        ...(v2 ? { collection_hash: a.collectionHash ?? '', asset_data_hash: a.assetDataHash ?? '', flags } : {}),
-        asset_hash: a.leafHash ?? '',
-        tree: a.tree ?? '',
-        seq: a.seq ?? 0,
-        leaf_id: a.leafIndex ?? 0,
-      };
+  const compression: AssetJson = {
+    eligible: false,
+    compressed: true,
+    data_hash: a.dataHash ?? '',
+    creator_hash: a.creatorHash ?? '',
+    ...(v2 ? { collection_hash: a.collectionHash ?? '', asset_data_hash: a.assetDataHash ?? '', flags } : {}),
+    asset_hash: a.leafHash ?? '',
+    tree: a.tree ?? '',
+    seq: a.seq ?? 0,
+    leaf_id: a.leafIndex ?? 0,
+  };
   const c = m.collection;
   const grouping = c && (c.verified || opts.showUnverifiedCollections)
     ? [{ group_key: 'collection', group_value: c.key, ...(c.verified ? {} : { verified: false }) }]

@@ -15,8 +15,9 @@
  * - The inscription data account has no header at all: the program writes content bytes at offset 0
  *   (`Inscription::write_data`), so any other account of the program without a known discriminator is data.
  *
- * `contentType` / `encoding` use the crate's `MediaType::convert_to_string` / `EncodingType::convert_to_string`,
- * which is what DAS returns in `inscription.contentType` / `inscription.encoding`.
+ * For v1 accounts `contentType` / `encoding` use the crate's `MediaType::convert_to_string` /
+ * `EncodingType::convert_to_string`; v3 accounts store both as strings. DAS renders only v3 accounts, as the
+ * reference does (`api/das/inscription.ts`).
  */
 import bs58 from 'bs58';
 import type { AssetParseFailed, InscriptionAccount, InscriptionDataAccount } from '../asset-account-types.js';
