@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import { StartupError } from '../core/errors.js';
 import { probeClusterRpc, redactUrl } from '../sources/rpc-probe.js';
 import { redactDatabaseUrl } from '../store/db.js';
+import { tryAdvisoryLock } from '../store/advisory-lock.js';
 import { onStopSignal } from './signals.js';
 import { loadConfig } from '../config/index.js';
 import { dataDirOwner, inUseError } from '../store/data-dir-lock.js';
@@ -72,6 +73,19 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
   const adminToken = config.adminToken ?? (opts.demo ? randomBytes(24).toString('base64url') : undefined);
   const cliToken = randomBytes(32).toString('base64url');
   let demo: DemoChain | null = null;
+  if (!rpcUrl && opts.demo && config.databaseUrl) {
+    // One demo chain per PostgreSQL database: a second demo would write another chain's slots into the same index.
+    const held = await tryAdvisoryLock(config.databaseUrl, 'demo-chain').catch(async (err: unknown) => {
+      await db.close().catch(() => {});
+      throw new StartupError(`cannot take the demo lock on ${redactDatabaseUrl(config.databaseUrl!)}: ${err instanceof Error ? err.message : String(err)}`);
+    });
+    if (!held) {
+      await db.close().catch(() => {});
+      throw new StartupError(`another \`solgate serve --demo\` runs on the database ${redactDatabaseUrl(config.databaseUrl)}: stop it, or point DATABASE_URL at another database`);
+    }
+    held.onLost((err) => logger.warn({ err }, 'demo: the connection holding the demo lock was lost; another demo could now start on this database'));
+    closers.push(() => held.release());
+  }
   if (!rpcUrl && opts.demo) {
     // The chain saved at the last graceful shutdown is restored when it ends at the checkpoint; otherwise a fresh
     // chain starts after the checkpoint (indexed slots never rewind), with a warning that chain state restarted.

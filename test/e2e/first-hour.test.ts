@@ -235,3 +235,26 @@ describe('fatal start-up errors exit non-zero with one line naming the cause', (
     for (const r of [missing, down, bad]) expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 });
+
+describe.skipIf(!process.env.DATABASE_URL)('the PostgreSQL demo has one chain writer per database (needs DATABASE_URL)', () => {
+  it('a second `serve --demo` on the same database exits with one line naming the database', async () => {
+    const { createTestDb } = await import('../helpers/db.js');
+    const t = await createTestDb();
+    const snapDir = mkdtempSync(join(tmpdir(), 'solgate-pg-demo-'));
+    const env = (port: number) => ({ DATABASE_URL: t.url!, SOLGATE_DATA_DIR: snapDir, PORT: String(port), HOST: '127.0.0.1', SOLGATE_LOCALNET_PORT: '0', SOLGATE_WEBHOOK_CONCURRENCY: '0' });
+    const first = npmStart(env(await freePort()));
+    try {
+      await until('the first demo banner', () => first.output().includes('Demo wallets'), first.output);
+      const second = await solgate(['serve', '--demo'], env(await freePort()));
+      expect(second.code).toBe(1);
+      const where = new URL(t.url!);
+      expect(messageLine(second)).toBe(`solgate: another \`solgate serve --demo\` runs on the database postgres://${where.username}@${where.host}${where.pathname}: stop it, or point DATABASE_URL at another database`);
+      expect(second.stdout).not.toContain('Demo wallets');
+    } finally {
+      process.kill(-first.child.pid!, 'SIGINT');
+      await first.exited;
+      rmSync(snapDir, { recursive: true, force: true });
+      await t.drop();
+    }
+  }, 240_000);
+});

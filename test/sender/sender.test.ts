@@ -53,8 +53,14 @@ async function upstream(target: () => string, extra: Record<string, unknown> = {
       u.pending++;
       if (u.mode.delayMs) await new Promise((r) => setTimeout(r, u.mode.delayMs));
       let out: string;
-      if (body.method in extra) out = JSON.stringify({ jsonrpc: '2.0', id: body.id, result: extra[body.method] });
-      else out = await (await fetch(target(), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).text();
+      try {
+        if (body.method in extra) out = JSON.stringify({ jsonrpc: '2.0', id: body.id, result: extra[body.method] });
+        else out = await (await fetch(target(), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).text();
+      } catch {
+        // The chain behind this stub dropped the connection: the gateway sees this upstream fail the same way.
+        u.pending--;
+        return req.socket.destroy();
+      }
       u.pending--;
       if (!res.destroyed) res.writeHead(200, { 'content-type': 'application/json' }).end(out);
     });
