@@ -40,19 +40,19 @@ function block(slot: number): LocalBlock {
   return { slot, parentSlot: slot - 1, blockhash: `hash-${slot}`, previousBlockhash: `hash-${slot - 1}`, blockTime: 1_700_000_000 + slot, blockHeight: slot, transactions: txs };
 }
 
-/** The pre-ledger algorithm over an in-memory list: newest first, after `before`, stopping at `until`. */
+/**
+ * The RPC's rule over an in-memory ledger: the address's transactions newest first, strictly older than `before` and
+ * strictly newer than `until`, both positions of any ledger transaction; an unknown `before` gives nothing, an
+ * unknown `until` no stop.
+ */
 function reference(blocks: LocalBlock[], address: string, o: { before?: string; until?: string; limit: number }): string[] {
-  const list = blocks.flatMap((b) => b.transactions).filter((t) => allKeys(t).includes(address));
+  const ledger = blocks.flatMap((b) => b.transactions);
+  const at = (sig: string | undefined) => ledger.findIndex((t) => t.signature === sig);
+  if (o.before !== undefined && at(o.before) < 0) return [];
+  const hi = o.before === undefined ? ledger.length : at(o.before);
+  const lo = o.until === undefined ? -1 : at(o.until);
   const out: string[] = [];
-  let started = o.before === undefined;
-  for (let i = list.length - 1; i >= 0 && out.length < o.limit; i--) {
-    if (!started) {
-      if (list[i].signature === o.before) started = true;
-      continue;
-    }
-    if (list[i].signature === o.until) break;
-    out.push(list[i].signature);
-  }
+  for (let i = hi - 1; i > lo && out.length < o.limit; i--) if (allKeys(ledger[i]).includes(address)) out.push(ledger[i].signature);
   return out;
 }
 
@@ -110,6 +110,26 @@ describe('BlockStore', () => {
     expect(existsSync(dir)).toBe(false);
     // The hot window still answers after close.
     expect(store.last.slot).toBe(all[all.length - 1].slot);
+  });
+
+  it('keeps every block by default, with a bounded number of ledger files open however many there are', () => {
+    const fds = () => readdirSync('/proc/self/fd').length;
+    const dir = join(mkdtempSync(join(tmpdir(), 'sg-ledger-test-')), 'ledger');
+    const store = new BlockStore(Infinity, { hotBlocks: 2, dir, segmentBlocks: 2 });
+    const open = fds();
+    const all: LocalBlock[] = [];
+    for (let s = 1; s <= 400; s++) {
+      all.push(block(s));
+      store.add(all[all.length - 1]);
+    }
+    expect(readdirSync(dir).length).toBe(199); // 398 cold blocks, two per file
+    expect(store.first).toBe(1);
+    for (const b of all) expect(store.get(b.slot)).toEqual(b);
+    expect(fds() - open).toBeLessThanOrEqual(10);
+    const sigs = all.flatMap((b) => b.transactions).map((t) => t.signature);
+    expect(store.signaturesFor('P0', { limit: 1000 }).map((t) => t.signature)).toEqual([...sigs].reverse());
+    store.close();
+    expect(fds()).toBeLessThanOrEqual(open);
   });
 
   it('writes nothing to disk while the history fits in the hot window', () => {

@@ -2,6 +2,8 @@
  * Shared helpers for localnet tests: a JSON-RPC client over fetch and kit transaction building, sending to a
  * manual-slot localnet one transaction per slot, and ingesting it through the RPC poller.
  */
+import { execFileSync } from 'node:child_process';
+import * as zlib from 'node:zlib';
 import pino from 'pino';
 import {
   appendTransactionMessageInstructions, compressTransactionMessageUsingAddressLookupTables, createTransactionMessage,
@@ -211,4 +213,34 @@ export async function ingestUntil(db: Db, url: string, last: number, opts: { fro
   ctl.abort();
   await run;
   await poller.close();
+}
+
+/**
+ * The bytes of a zstd frame: Node's zlib when it has zstd (22.15+), else the `zstd` command line tool, else a reader
+ * of frames made of raw and RLE blocks only (RFC 8878 §3.1.1), which is what a zlib without zstd gets from the server.
+ */
+export function unzstd(frame: Buffer): Buffer {
+  const native = (zlib as unknown as { zstdDecompressSync?: (b: Buffer) => Buffer }).zstdDecompressSync;
+  if (native) return native(frame);
+  try {
+    return execFileSync('zstd', ['-d', '-c', '-q'], { input: frame, stdio: ['pipe', 'pipe', 'ignore'] });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+  }
+  if (frame.readUInt32LE(0) !== 0xfd2fb528) throw new Error('not a zstd frame');
+  const fhd = frame[4];
+  const single = (fhd >> 5) & 1;
+  const fcsBytes = [single, 2, 4, 8][fhd >> 6];
+  let o = 5 + (single ? 0 : 1) + [0, 1, 2, 4][fhd & 3] + fcsBytes;
+  const out: Buffer[] = [];
+  for (;;) {
+    const h = frame[o] | (frame[o + 1] << 8) | (frame[o + 2] << 16);
+    o += 3;
+    const size = h >> 3;
+    const type = (h >> 1) & 3;
+    if (type === 0) out.push(frame.subarray(o, (o += size)));
+    else if (type === 1) out.push(Buffer.alloc(size, frame[o++]));
+    else throw new Error('compressed zstd block: no decoder here');
+    if (h & 1) return Buffer.concat(out);
+  }
 }

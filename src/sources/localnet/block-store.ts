@@ -1,20 +1,23 @@
 /**
  * The ledger of the localnet: produced blocks, a signature index and a per-address index for
- * `getSignaturesForAddress`, bounded like a validator's ledger (`--limit-ledger-size`): beyond `maxBlocks` the
- * oldest blocks are dropped and `first` (`getFirstAvailableBlock`) moves up.
+ * `getSignaturesForAddress`. By default it keeps every block for the life of the chain, like a validator without
+ * `--limit-ledger-size`; with a finite `maxBlocks` the oldest blocks beyond it are dropped and `first`
+ * (`getFirstAvailableBlock`) moves up.
  *
  * Only the `hotBlocks` most recent blocks stay in memory as objects (what the ingester and the RPC read almost
  * always). Older retained blocks are serialized (`v8.serialize`) into append-only segment files on disk, as a
  * validator keeps its ledger in its blockstore, and read back on demand (a few recently read ones are cached); a
  * segment file is deleted once all its blocks are dropped. What stays in memory per retained block is its slot and
  * file offset, and per transaction its position in the signature and address indexes, so the memory of a chain
- * running for hours stays flat while `getBlock`, `getTransaction` and `getSignaturesForAddress` answer for the whole
- * retained history exactly as before.
+ * running for hours grows only by those index entries while `getBlock`, `getTransaction` and
+ * `getSignaturesForAddress` answer for the whole retained history exactly as before. Only the file being written and
+ * a few recently read ones are kept open (a long run has thousands of segment files).
  */
 import { closeSync, mkdirSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
+import { base58ToBytes } from '../../core/encoding.js';
 import type { LocalBlock, LocalTx } from './types.js';
 
 export interface BlockStoreOptions {
@@ -38,10 +41,13 @@ const posIndex = (p: Pos): number => p % POS_SHIFT;
 
 /** Decoded cold blocks kept for repeated reads (a page of `getSignaturesForAddress`, a backfill). */
 const COLD_CACHE = 32;
+/** Segment files kept open for reading besides the one being written. */
+const OPEN_READERS = 8;
 
 interface Segment {
   path: string;
-  fd: number;
+  /** Open descriptor: always for the segment being written, else only while among the recently read ones. */
+  fd: number | null;
   /** Slots written to this file, ascending, and where each block starts; `size` is where the next one goes. */
   slots: number[];
   offsets: number[];
@@ -57,7 +63,14 @@ export class BlockStore {
   private readonly hot = new Map<number, LocalBlock>();
   private readonly segments: Segment[] = [];
   private readonly coldCache = new Map<number, LocalBlock>();
-  private readonly bySignature = new Map<string, Pos>();
+  /** Full segments with an open descriptor, least recently read first. */
+  private readonly readers: Segment[] = [];
+  /**
+   * Signature → position, keyed by the signature's first 53 bits (a number key costs a fraction of an 88-character
+   * string one, and the index grows with every transaction of the run); a hit is confirmed against the stored
+   * transaction, and the rare shared keys hold several positions.
+   */
+  private readonly bySignature = new Map<number, Pos | Pos[]>();
   /** Per address, the positions of the transactions mentioning it, oldest first. */
   private readonly byAddress = new Map<string, Pos[]>();
   private txCount = 0;
@@ -83,7 +96,7 @@ export class BlockStore {
     for (const tx of block.transactions) {
       this.txCount++;
       const p = pos(block.slot, tx.indexInBlock);
-      this.bySignature.set(tx.signature, p);
+      this.indexSignature(tx.signature, p);
       for (const key of new Set(allKeys(tx))) {
         let list = this.byAddress.get(key);
         if (!list) this.byAddress.set(key, (list = []));
@@ -104,8 +117,8 @@ export class BlockStore {
     this.slots.shift();
     if (!this.hot.delete(slot)) this.dropCold(slot);
     for (const tx of block.transactions) {
-      this.bySignature.delete(tx.signature);
       const p = pos(slot, tx.indexInBlock);
+      this.unindexSignature(tx.signature, p);
       for (const key of new Set(allKeys(tx))) {
         const list = this.byAddress.get(key);
         if (!list) continue;
@@ -121,13 +134,14 @@ export class BlockStore {
     let seg = this.segments[this.segments.length - 1];
     if (!seg || seg.slots.length >= this.segmentBlocks) {
       if (seg && seg.dropped === seg.slots.length) this.deleteOldestSegment();
+      else if (seg) this.closeFd(seg);
       const path = join(this.ledgerDir(), `${block.slot}.blocks`);
       seg = { path, fd: openSync(path, 'w+'), slots: [], offsets: [], size: 0, dropped: 0 };
       this.segments.push(seg);
     }
     const bytes = serialize(block);
     let written = 0;
-    while (written < bytes.length) written += writeSync(seg.fd, bytes, written, bytes.length - written, seg.size + written);
+    while (written < bytes.length) written += writeSync(seg.fd!, bytes, written, bytes.length - written, seg.size + written);
     seg.slots.push(block.slot);
     seg.offsets.push(seg.size);
     seg.size += bytes.length;
@@ -143,8 +157,31 @@ export class BlockStore {
 
   private deleteOldestSegment(): void {
     const seg = this.segments.shift()!;
-    closeSync(seg.fd);
+    this.closeFd(seg);
     rmSync(seg.path, { force: true });
+  }
+
+  private closeFd(seg: Segment): void {
+    if (seg.fd === null) return;
+    closeSync(seg.fd);
+    seg.fd = null;
+    const i = this.readers.indexOf(seg);
+    if (i >= 0) this.readers.splice(i, 1);
+  }
+
+  /** The descriptor of a segment to read from, opening it (and closing the least recently read) when needed. */
+  private readFd(seg: Segment): number {
+    if (seg === this.segments[this.segments.length - 1] && seg.fd !== null) return seg.fd;
+    const i = this.readers.indexOf(seg);
+    if (i >= 0) {
+      this.readers.splice(i, 1);
+      this.readers.push(seg);
+      return seg.fd!;
+    }
+    seg.fd = openSync(seg.path, 'r');
+    this.readers.push(seg);
+    if (this.readers.length > OPEN_READERS) this.closeFd(this.readers[0]);
+    return seg.fd;
   }
 
   private ledgerDir(): string {
@@ -187,9 +224,10 @@ export class BlockStore {
     const start = seg.offsets[i];
     const end = i + 1 < seg.offsets.length ? seg.offsets[i + 1] : seg.size;
     const buf = Buffer.allocUnsafe(end - start);
+    const fd = this.readFd(seg);
     let read = 0;
     while (read < buf.length) {
-      const n = readSync(seg.fd, buf, read, buf.length - read, start + read);
+      const n = readSync(fd, buf, read, buf.length - read, start + read);
       if (n === 0) throw new Error(`ledger file ${seg.path} is truncated`);
       read += n;
     }
@@ -229,40 +267,66 @@ export class BlockStore {
     return out;
   }
 
+  private indexSignature(signature: string, p: Pos): void {
+    const k = sigKey(signature);
+    const cur = this.bySignature.get(k);
+    this.bySignature.set(k, cur === undefined ? p : Array.isArray(cur) ? [...cur, p] : [cur, p]);
+  }
+
+  private unindexSignature(signature: string, p: Pos): void {
+    const k = sigKey(signature);
+    const cur = this.bySignature.get(k);
+    if (!Array.isArray(cur)) {
+      if (cur === p) this.bySignature.delete(k);
+      return;
+    }
+    const rest = cur.filter((x) => x !== p);
+    this.bySignature.set(k, rest.length === 1 ? rest[0] : rest);
+  }
+
+  /** Position of the retained transaction with this signature (confirmed by reading it), if any. */
+  private position(signature: string): Pos | undefined {
+    const cur = this.bySignature.get(sigKey(signature));
+    if (cur === undefined) return undefined;
+    for (const p of Array.isArray(cur) ? cur : [cur]) if (this.txAt(p)?.signature === signature) return p;
+    return undefined;
+  }
+
   private txAt(p: Pos): LocalTx | undefined {
     return this.get(posSlot(p))?.transactions[posIndex(p)];
   }
 
   transaction(signature: string): LocalTx | undefined {
-    const p = this.bySignature.get(signature);
+    const p = this.position(signature);
     return p === undefined ? undefined : this.txAt(p);
   }
 
   /** Whether a retained transaction has this signature (no block is read). */
   hasTransaction(signature: string): boolean {
-    return this.bySignature.has(signature);
+    return this.position(signature) !== undefined;
   }
 
   /**
-   * Transactions mentioning `address`, newest first (by slot, then position in the block), starting after
-   * `before` and stopping before `until` (both signatures), at most `limit`. A `before` that is not one of the
-   * address's transactions yields nothing; an `until` that is not one of them does not stop the list.
+   * Transactions mentioning `address`, newest first (by slot, then position in the block), as the RPC's
+   * `getSignaturesForAddress`: strictly older than `before` and strictly newer than `until`, at most `limit`. Both are
+   * positions in the ledger, so any retained transaction's signature works, whether or not it mentions `address`; an
+   * unknown `before` yields nothing and an unknown `until` does not stop the list.
    */
   signaturesFor(address: string, opts: { before?: string; until?: string; limit: number }): LocalTx[] {
     const list = this.byAddress.get(address) ?? [];
     let from = list.length - 1;
     if (opts.before !== undefined) {
-      const b = this.bySignature.get(opts.before);
-      const i = b === undefined ? -1 : lowerBound(list, b);
-      if (i < 0 || list[i] !== b) return [];
-      from = i - 1;
+      const b = this.position(opts.before);
+      if (b === undefined) return [];
+      from = lowerBound(list, b) - 1;
     }
     let stop = -1;
     if (opts.until !== undefined) {
-      const u = this.bySignature.get(opts.until);
-      const i = u === undefined ? -1 : lowerBound(list, u);
-      // As before: an `until` newer than `before` is never reached.
-      if (i >= 0 && list[i] === u && i <= from) stop = i;
+      const u = this.position(opts.until);
+      if (u !== undefined) {
+        const i = lowerBound(list, u);
+        stop = list[i] === u ? i : i - 1;
+      }
     }
     const out: LocalTx[] = [];
     for (let i = from; i > stop && out.length < opts.limit; i--) {
@@ -274,7 +338,7 @@ export class BlockStore {
 
   /** Closes and deletes the ledger files (the store keeps answering from its hot blocks only). */
   close(): void {
-    for (const seg of this.segments) closeSync(seg.fd);
+    for (const seg of this.segments) this.closeFd(seg);
     this.segments.length = 0;
     this.coldCache.clear();
     if (this.removeOnExit) {
@@ -296,6 +360,31 @@ function lowerBound(a: readonly number[], x: number): number {
     else hi = mid;
   }
   return lo;
+}
+
+/**
+ * The first 53 bits of a base58 signature's bytes; any other string (not a signature a transaction can have) gets a
+ * negative 53-bit hash of its text.
+ */
+function sigKey(signature: string): number {
+  let bytes: Uint8Array | null = null;
+  try {
+    bytes = base58ToBytes(signature);
+  } catch {
+    // not base58
+  }
+  if (!bytes) {
+    let h1 = 0x811c9dc5;
+    let h2 = 0;
+    for (let i = 0; i < signature.length; i++) {
+      h1 = Math.imul(h1 ^ signature.charCodeAt(i), 0x01000193) >>> 0;
+      h2 = (h2 * 31 + signature.charCodeAt(i)) & 0x1fffff;
+    }
+    return -(h1 * 0x200000 + h2) - 1;
+  }
+  let k = 0;
+  for (let i = 0; i < 6; i++) k = k * 256 + (bytes[i] ?? 0);
+  return k * 32 + ((bytes[6] ?? 0) >> 3);
 }
 
 /** Static keys plus keys loaded from lookup tables. */

@@ -7,23 +7,22 @@
  * lookup-table creation sees recent slots) and advances the clock (slot, epoch, unix timestamp). Empty slots
  * are produced as empty blocks or skipped (no block, exactly like a skipped leader slot on a real cluster).
  *
- * Memory: the ledger (`block-store.ts`) retains up to `maxBlocks` blocks, of which only the most recent `hotBlocks`
- * stay in memory; older ones are kept in ledger files on disk (`ledgerDir`). LiteSVM's native state can be serialized with
+ * Memory: the ledger (`block-store.ts`) retains every block (or the last `maxBlocks`), of which only the most recent
+ * `hotBlocks` stay in memory; older ones are kept in ledger files on disk (`ledgerDir`). Accounts are indexed by owner
+ * program and token accounts by owner, delegate and mint (`account-index.ts`), updated from every transaction's
+ * writable accounts, for `getProgramAccounts` and the token-account methods. LiteSVM's native state can be serialized with
  * `snapshot()`/`saveSnapshot()` and a chain restarted from it (`LocalChain.fromSnapshot`); `recycle()`
  * rebuilds the native instance in place. See the README notes in `index.ts`.
  */
 import { writeFileSync, readFileSync } from 'node:fs';
 import { Clock, EpochSchedule, LiteSVM } from 'litesvm';
-import {
-  address as toAddress, appendTransactionMessageInstructions, createKeyPairSignerFromPrivateKeyBytes,
-  createTransactionMessage, getTransactionEncoder, lamports, pipe, setTransactionMessageFeePayerSigner,
-  setTransactionMessageLifetimeUsingBlockhash, signTransactionMessageWithSigners, type Blockhash,
-  type Instruction, type KeyPairSigner,
-} from '@solana/kit';
+import { address as toAddress, createKeyPairSignerFromPrivateKeyBytes, lamports, type Instruction, type KeyPairSigner } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
 import { base58ToBytes, bytesToBase58 } from '../../core/encoding.js';
 import { MEMO_PROGRAM, SYSTEM_PROGRAM } from '../../core/programs.js';
+import { AccountIndex, programScanner } from './account-index.js';
 import { BlockStore } from './block-store.js';
+import { buildWireTransaction } from './demo-client.js';
 import { executeTransaction, readAccount, simulateTransaction, type ExecContext } from './executor.js';
 import { installLightGenesis, type LightGenesisSummary } from './light.js';
 import type { LocalAccount, LocalBlock, LocalSimulation, LocalTx, RpcTransactionError } from './types.js';
@@ -34,7 +33,7 @@ export interface LocalChainOptions {
   slotMs?: number;
   /** What to do with a slot that has no transactions: produce an empty block (default) or skip the slot. */
   emptySlots?: 'produce' | 'skip';
-  /** Produced blocks retained (the ledger limit); older ones are dropped. Default 50 000. */
+  /** Produced blocks retained (the ledger limit, like `--limit-ledger-size`); older ones are dropped. Default: all. */
   maxBlocks?: number;
   /** Most recent blocks kept in memory; older retained blocks are read back from the ledger files. Default 256. */
   hotBlocks?: number;
@@ -102,6 +101,8 @@ export class LocalChain {
   private timer: NodeJS.Timeout | null = null;
   private readonly listeners = new Set<(block: LocalBlock) => void>();
   private airdropNonce = 0;
+  /** Program and token-account indexes (`getProgramAccounts`, `getTokenAccountsBy*`, `getTokenLargestAccounts`). */
+  readonly accounts: AccountIndex;
 
   private constructor(
     svm: LiteSVM,
@@ -115,7 +116,7 @@ export class LocalChain {
     this.opts = {
       slotMs: opts.slotMs ?? 400,
       emptySlots: opts.emptySlots ?? 'produce',
-      maxBlocks: opts.maxBlocks ?? 50_000,
+      maxBlocks: opts.maxBlocks ?? Infinity,
       startSlot: opts.startSlot ?? 0,
       faucetLamports: opts.faucetLamports ?? 500_000_000n * 1_000_000_000n,
       now: opts.now ?? Date.now,
@@ -144,6 +145,8 @@ export class LocalChain {
       this.openSlot = slot + 1;
     }
     this.applyClock();
+    // After the genesis accounts are in place (a restored snapshot's too): the index starts from the whole state.
+    this.accounts = new AccountIndex(programScanner(() => this.svm));
   }
 
   /** Creates a chain with a funded faucet; starts the slot timer unless `slotMs` is 0. */
@@ -199,7 +202,7 @@ export class LocalChain {
     writeFileSync(`${path}.json`, JSON.stringify(snap.meta));
   }
 
-  /** Rebuilds the native LiteSVM instance from its own bytes, releasing whatever native memory it accumulated. */
+  /** Rebuilds the native LiteSVM instance from its own bytes (same accounts: the indexes stay valid), releasing whatever native memory it accumulated. */
   recycle(): void {
     this.svm = configure(LiteSVM.fromBytes(this.svm.toBytes()));
   }
@@ -301,6 +304,7 @@ export class LocalChain {
     }
     const out = executeTransaction(this.ctx, decoded, kitTx);
     if (!out.committed) return { kind: 'dropped', signature, err: out.err };
+    for (const [address, account] of out.writes) this.accounts.update(address, account);
     const tx: LocalTx = { ...out.tx, slot: this.openSlot, indexInBlock: this.pending.length, blockTime: this.openTime };
     this.pending.push(tx);
     this.pendingSigs.add(signature);
@@ -326,15 +330,8 @@ export class LocalChain {
     // Identical airdrops within one blockhash would have identical signatures; a memo nonce keeps them unique.
     const nonce = this.airdropNonce++;
     if (nonce > 0) ixs.push({ programAddress: toAddress(MEMO_PROGRAM), data: new TextEncoder().encode(`airdrop ${nonce}`) });
-    const { blockhash, lastValidBlockHeight } = this.latestBlockhash();
-    const message = pipe(
-      createTransactionMessage({ version: 'legacy' }),
-      (m) => setTransactionMessageFeePayerSigner(this.faucet, m),
-      (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: blockhash as Blockhash, lastValidBlockHeight: BigInt(lastValidBlockHeight) }, m),
-      (m) => appendTransactionMessageInstructions(ixs, m),
-    );
-    const signed = await signTransactionMessageWithSigners(message);
-    const out = this.sendTransaction(new Uint8Array(getTransactionEncoder().encode(signed)), { skipPreflight: true });
+    const wire = await buildWireTransaction({ feePayer: this.faucet, instructions: ixs, ...this.latestBlockhash() });
+    const out = this.sendTransaction(wire, { skipPreflight: true });
     if (out.kind !== 'committed' || out.tx.meta.err !== null) {
       throw new Error(`airdrop failed: ${JSON.stringify(out.kind === 'committed' ? out.tx.meta.err : out.kind === 'dropped' ? out.err : out.simulation.err)}`);
     }

@@ -28,7 +28,21 @@ export interface ExecContext {
 /** A committed transaction minus its placement in a block (filled in by the chain). */
 export type ExecutedTx = Omit<LocalTx, 'slot' | 'indexInBlock' | 'blockTime'>;
 
-export type ExecOutcome = { committed: true; tx: ExecutedTx } | { committed: false; err: RpcTransactionError };
+/**
+ * A committed outcome carries `writes`: the state after execution of every account the transaction could write (its
+ * writable keys, static and loaded; `null` once closed), for the chain's account indexes.
+ */
+export type ExecOutcome =
+  | { committed: true; tx: ExecutedTx; writes: [string, LocalAccount | null][] }
+  | { committed: false; err: RpcTransactionError };
+
+/** Whether account key `i` is writable per the message header (static keys), or a writable lookup-table key. */
+function isWritable(tx: DecodedTx, i: number): boolean {
+  const h = tx.header;
+  const n = tx.staticKeys.length;
+  if (i >= n) return i < n + tx.addressTableLookups.reduce((k, l) => k + l.writableIndexes.length, 0);
+  return i < h.numRequiredSignatures ? i < h.numRequiredSignatures - h.numReadonlySignedAccounts : i < n - h.numReadonlyUnsignedAccounts;
+}
 
 export function readAccount(svm: LiteSVM, address: string): LocalAccount | null {
   const a = svm.getAccount(toAddress(address));
@@ -97,7 +111,8 @@ export function executeTransaction(ctx: ExecContext, tx: DecodedTx, kitTx: Trans
     return { committed: false, err: 'SignatureFailure' };
   }
   const meta = result instanceof FailedTransactionMetadata ? result.meta() : result;
-  const postBalances = keys.map((k) => read(k)?.lamports ?? 0n);
+  const postAccounts = keys.map(read);
+  const postBalances = postAccounts.map((a) => a?.lamports ?? 0n);
   const err = result instanceof FailedTransactionMetadata ? liteSvmErrorToRpc(result.err()) : null;
   if (err !== null && postBalances[0] === preBalances[0]) return { committed: false, err };
 
@@ -108,8 +123,13 @@ export function executeTransaction(ctx: ExecContext, tx: DecodedTx, kitTx: Trans
     if (charged !== fee) ctx.warn?.('localnet fee formula disagrees with LiteSVM', { computed: fee, charged, signature: tx.signatures[0] });
     fee = charged;
   }
+  const writes: [string, LocalAccount | null][] = [];
+  keys.forEach((k, i) => {
+    if (isWritable(tx, i)) writes.push([k, postAccounts[i]]);
+  });
   return {
     committed: true,
+    writes,
     tx: {
       ...tx,
       signature: tx.signatures[0],

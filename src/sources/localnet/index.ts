@@ -11,10 +11,13 @@
  * ```
  *
  * Notes for long runs:
- * - The ledger retains 50 000 blocks by default (`maxBlocks`; oldest dropped, `getFirstAvailableBlock` moves up
- *   accordingly). Only the last `hotBlocks` (256) stay in memory; older ones are written to ledger files
- *   (`ledgerDir`, a temporary directory by default) and read back by `getBlock`, `getTransaction` and
- *   `getSignaturesForAddress`, so memory stays flat however long the chain runs.
+ * - The ledger retains every block of the run by default (`maxBlocks` sets a limit: oldest dropped,
+ *   `getFirstAvailableBlock` moves up accordingly). Only the last `hotBlocks` (256) stay in memory; older ones are
+ *   written to ledger files (`ledgerDir`, a temporary directory by default) and read back by `getBlock`,
+ *   `getTransaction` and `getSignaturesForAddress`; what memory keeps per transaction is its index entries
+ *   (~150 bytes).
+ * - Accounts are indexed by owner program and token accounts by owner, delegate and mint (`account-index.ts`) for
+ *   `getProgramAccounts` and the token methods (`rpc-token-methods.ts`).
  * - LiteSVM keeps its state in a native (Rust) heap. `chain.saveSnapshot(path)` writes it plus the slot and
  *   blockhash bookkeeping, and `createLocalnet({ snapshot: path })` restarts from it (the block history
  *   restarts at the snapshot's last block, like a validator booted from a snapshot). `chain.recycle()`

@@ -4,6 +4,7 @@
  * (u64 values such as a faucet balance or `rentEpoch` exceed 2^53, and the real RPC emits them as numbers).
  */
 import { bytesToBase58, bytesToBase64 } from '../../core/encoding.js';
+import { zstdCompress } from './zstd.js';
 import type {
   LocalAccount, LocalBlock, LocalInnerInstructions, LocalInstruction, LocalReturnData, LocalSimulation,
   LocalTokenBalance, LocalTx,
@@ -135,16 +136,26 @@ export function blockJson(block: LocalBlock, opts: { encoding: TxEncoding; trans
 }
 
 /** `binary` is the legacy default: a bare base58 string instead of a `[data, encoding]` pair. */
-export type AccountEncoding = 'binary' | 'base58' | 'base64' | 'jsonParsed';
+export type AccountEncoding = 'binary' | 'base58' | 'base64' | 'base64+zstd' | 'jsonParsed';
 
-/** `getAccountInfo` value. `jsonParsed` falls back to base64, as the RPC does for accounts it cannot parse. */
-export function accountJson(acc: LocalAccount | null, encoding: AccountEncoding, slice?: { offset: number; length: number }) {
+/**
+ * A `UiAccount` (`getAccountInfo` value). Under `jsonParsed`, `parsed` (the decoded `{program, parsed, space}`) is
+ * the data when given; otherwise the data falls back to base64, as the RPC does for accounts it cannot parse.
+ */
+export function accountJson(
+  acc: LocalAccount | null,
+  encoding: AccountEncoding,
+  slice?: { offset: number; length: number },
+  parsed?: Record<string, unknown> | null,
+) {
   if (!acc) return null;
   const data = slice ? acc.data.subarray(slice.offset, slice.offset + slice.length) : acc.data;
   return {
     data:
-      encoding === 'binary' ? bytesToBase58(data)
+      encoding === 'jsonParsed' && parsed ? parsed
+      : encoding === 'binary' ? bytesToBase58(data)
       : encoding === 'base58' ? [bytesToBase58(data), 'base58']
+      : encoding === 'base64+zstd' ? [bytesToBase64(zstdCompress(data)), 'base64+zstd']
       : [bytesToBase64(data), 'base64'],
     executable: acc.executable,
     lamports: acc.lamports,

@@ -4,46 +4,26 @@
  */
 import type { LocalChain } from './chain.js';
 import {
-  accountJson, blockJson, getTransactionJson, simulationJson, type AccountEncoding, type TransactionDetails,
+  blockJson, getTransactionJson, simulationJson, type AccountEncoding, type TransactionDetails,
 } from './rpc-encode.js';
+import { accountOpts, renderAccount } from './rpc-accounts.js';
 import {
-  RpcError, accountEncodingOpt, addressParam, boolOpt, configParam, invalidParams, maxVersionOpt, positional,
-  requireParam, signatureParam, slotParam, txEncodingOpt, u64, unsupportedVersionError, wireParam,
+  RpcError, SOLANA_CORE_VERSION, accountEncodingOpt, addressParam, boolOpt, commitmentOpt, configParam, context, invalidParam,
+  invalidParams, maxVersionOpt, positional, requireParam, signatureParam, slotParam, txEncodingOpt, u64, unsupportedVersionError,
+  wireParam,
 } from './rpc-params.js';
+import { TOKEN_METHODS } from './rpc-token-methods.js';
 import { describeTxError } from './tx-error.js';
 import type { LocalTx } from './types.js';
 import { isAddress } from '../../core/encoding.js';
 
 export type RpcHandler = (params: unknown[], chain: LocalChain) => unknown;
 
-/** Reported by `getVersion` and in `context.apiVersion`. */
-export const SOLANA_CORE_VERSION = '2.3.13';
+export { SOLANA_CORE_VERSION };
 const MAX_SLOT_RANGE = 500_000;
-
-function context(chain: LocalChain, cfg: Record<string, unknown> = {}) {
-  if (cfg.minContextSlot !== undefined && slotParam(cfg.minContextSlot, 'minContextSlot') > chain.slot) {
-    throw new RpcError(-32016, 'Minimum context slot has not been reached', { contextSlot: chain.slot });
-  }
-  return { apiVersion: SOLANA_CORE_VERSION, slot: chain.slot };
-}
 
 function rejectV0(txs: LocalTx[], maxVersion: number | undefined): void {
   if (maxVersion === undefined && txs.some((t) => t.version === 0)) throw unsupportedVersionError();
-}
-
-function accountEncodingAndSlice(cfg: Record<string, unknown>): { encoding: AccountEncoding; slice?: { offset: number; length: number } } {
-  const encoding = accountEncodingOpt(cfg.encoding);
-  const ds = cfg.dataSlice as { offset?: unknown; length?: unknown } | undefined;
-  const slice = ds ? { offset: slotParam(ds.offset, 'dataSlice.offset'), length: slotParam(ds.length, 'dataSlice.length') } : undefined;
-  return { encoding, slice };
-}
-
-function renderAccount(chain: LocalChain, address: string, encoding: AccountEncoding, slice?: { offset: number; length: number }) {
-  const acc = chain.getAccount(address);
-  if (acc && (encoding === 'binary' || encoding === 'base58') && (slice ? Math.min(slice.length, acc.data.length) : acc.data.length) > 128) {
-    throw new RpcError(-32600, 'Encoded binary (base 58) data should be less than 128 bytes, please use Base64 encoding.');
-  }
-  return accountJson(acc, encoding, slice);
 }
 
 function getBlock(p: unknown[], chain: LocalChain): unknown {
@@ -139,13 +119,20 @@ function simulateTransaction(p: unknown[], chain: LocalChain): unknown {
   return { context: context(chain, cfg), value };
 }
 
+/**
+ * Newest first, strictly older than `before` and newer than `until` (any ledger signature; an unknown `before` gives
+ * [], an unknown `until` no stop), over the whole ledger. Every block is final, so `confirmationStatus` is
+ * `finalized`; a commitment below `confirmed` is refused as by agave.
+ */
 function getSignaturesForAddress(p: unknown[], chain: LocalChain): unknown {
   const address = addressParam(requireParam(p, 0, 'address'));
   const cfg = configParam(p[1]);
   const limit = cfg.limit === undefined || cfg.limit === null ? 1000 : slotParam(cfg.limit, 'limit');
-  if (limit < 1 || limit > 1000) throw invalidParams('Invalid limit; max 1000');
   const before = cfg.before === undefined || cfg.before === null ? undefined : signatureParam(cfg.before);
   const until = cfg.until === undefined || cfg.until === null ? undefined : signatureParam(cfg.until);
+  if (limit < 1 || limit > 1000) throw invalidParam('Invalid limit; max 1000');
+  const commitment = commitmentOpt(cfg.commitment);
+  if (commitment === 'processed' || commitment === 'recent') throw invalidParam('Method does not support commitment below `confirmed`');
   context(chain, cfg);
   return chain.getSignaturesForAddress(address, { before, until, limit }).map((tx) => ({
     blockTime: tx.blockTime, confirmationStatus: 'finalized', err: tx.meta.err, memo: tx.memo, signature: tx.signature, slot: tx.slot,
@@ -184,17 +171,17 @@ export const METHODS: Record<string, RpcHandler> = {
   getAccountInfo: (p, c) => {
     const address = addressParam(requireParam(p, 0, 'address'));
     const cfg = configParam(p[1]);
-    const { encoding, slice } = accountEncodingAndSlice(cfg);
-    return { context: context(c, cfg), value: renderAccount(c, address, encoding, slice) };
+    const o = accountOpts(cfg);
+    return { context: context(c, cfg), value: renderAccount(c, c.getAccount(address), o) };
   },
   getMultipleAccounts: (p, c) => {
     const addrs = requireParam(p, 0, 'addresses');
     if (!Array.isArray(addrs)) throw invalidParams('invalid type: expected an array of addresses');
-    if (addrs.length > 100) throw invalidParams('Too many inputs provided; max 100');
+    if (addrs.length > 100) throw invalidParam('Too many inputs provided; max 100');
     const cfg = configParam(p[1]);
-    const { encoding, slice } = accountEncodingAndSlice(cfg);
+    const o = accountOpts(cfg, 'base64');
     const keys = addrs.map(addressParam);
-    return { context: context(c, cfg), value: keys.map((a) => renderAccount(c, a, encoding, slice)) };
+    return { context: context(c, cfg), value: keys.map((a) => renderAccount(c, c.getAccount(a), o)) };
   },
   getBalance: (p, c) => {
     const address = addressParam(requireParam(p, 0, 'address'));
@@ -224,6 +211,7 @@ export const METHODS: Record<string, RpcHandler> = {
   getFirstAvailableBlock: (_p, c) => c.firstAvailableBlock,
   getEpochInfo: (p, c) => (context(c, configParam(p[0])), c.epochInfo()),
   getTransactionCount: (p, c) => (context(c, configParam(p[0])), c.transactionCount),
+  ...TOKEN_METHODS,
 };
 
 /** Runs one method; throws `RpcError` (-32601 for unknown methods). */

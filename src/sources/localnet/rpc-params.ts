@@ -3,7 +3,11 @@
  * messages agave uses (-32602 "Invalid params: …", "Invalid param: …").
  */
 import { base58ToBytes, base64ToBytes, isAddress, isSignature } from '../../core/encoding.js';
+import type { LocalChain } from './chain.js';
 import type { AccountEncoding, TxEncoding } from './rpc-encode.js';
+
+/** Reported by `getVersion` and in `context.apiVersion`. */
+export const SOLANA_CORE_VERSION = '2.3.13';
 
 /** A JSON-RPC error with the Solana server code (e.g. -32004) and optional `data`. */
 export class RpcError extends Error {
@@ -18,6 +22,32 @@ export class RpcError extends Error {
 }
 
 export const invalidParams = (detail: string) => new RpcError(-32602, `Invalid params: ${detail}`);
+/** A -32602 error whose message is exactly `message` (agave's `Error::invalid_params(message)`). */
+export const invalidParam = (message: string) => new RpcError(-32602, message);
+
+/** The response `context` (`{apiVersion, slot}`), after the `minContextSlot` check (-32016). */
+export function context(chain: LocalChain, cfg: Record<string, unknown> = {}) {
+  if (cfg.minContextSlot !== undefined && cfg.minContextSlot !== null && slotParam(cfg.minContextSlot, 'minContextSlot') > chain.slot) {
+    throw new RpcError(-32016, 'Minimum context slot has not been reached', { contextSlot: chain.slot });
+  }
+  return { apiVersion: SOLANA_CORE_VERSION, slot: chain.slot };
+}
+
+/** `jsonrpc-derive`'s check of the required positional parameters. */
+export function requireArgs(params: unknown[], n: number): void {
+  if (params.length < n) throw invalidParam(`\`params\` should have at least ${n} argument(s)`);
+}
+
+const COMMITMENTS = ['processed', 'confirmed', 'finalized', 'recent', 'single', 'singleGossip', 'root', 'max'];
+
+/** `commitment` (every level answers from the same, final state on the localnet); returns it or undefined. */
+export function commitmentOpt(v: unknown): string | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'string' || !COMMITMENTS.includes(v)) {
+    throw invalidParams(`unknown variant \`${String(v)}\`, expected one of \`processed\`, \`confirmed\`, \`finalized\`.`);
+  }
+  return v;
+}
 
 /** Positional params; named (object) params are not part of the Solana API. */
 export function positional(params: unknown): unknown[] {
@@ -51,9 +81,28 @@ export function configParam(v: unknown): Record<string, unknown> {
   return v as Record<string, unknown>;
 }
 
+/** A public key as agave's `verify_pubkey` parses it ("Invalid param: WrongSize" / "Invalid param: Invalid"). */
 export function addressParam(v: unknown): string {
-  if (!isAddress(v)) throw new RpcError(-32602, 'Invalid param: Invalid');
-  return v;
+  if (isAddress(v)) return v;
+  if (typeof v !== 'string') throw invalidParams(`invalid type: ${jsonType(v)}, expected a string.`);
+  if (v.length > 44) throw invalidParam('Invalid param: WrongSize');
+  let n: number;
+  try {
+    n = base58ToBytes(v).length;
+  } catch {
+    throw invalidParam('Invalid param: Invalid');
+  }
+  throw invalidParam(n > 32 ? 'Invalid param: Invalid' : 'Invalid param: WrongSize');
+}
+
+/** serde's name of a JSON value's type in "invalid type" errors. */
+export function jsonType(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'sequence';
+  if (typeof v === 'string') return `string ${JSON.stringify(v)}`;
+  if (typeof v === 'boolean') return `boolean \`${v}\``;
+  if (typeof v === 'number' || typeof v === 'bigint') return Number.isInteger(Number(v)) ? `integer \`${v}\`` : `floating point \`${v}\``;
+  return 'map';
 }
 
 export function signatureParam(v: unknown): string {
@@ -75,11 +124,26 @@ export function txEncodingOpt(v: unknown, dflt: TxEncoding): TxEncoding {
   throw invalidParams(`unknown variant \`${String(v)}\`, expected one of \`binary\`, \`base64\`, \`base58\`, \`json\`, \`jsonParsed\``);
 }
 
-export function accountEncodingOpt(v: unknown): AccountEncoding {
-  if (v === undefined || v === null || v === 'binary') return 'binary';
-  if (v === 'base58' || v === 'base64' || v === 'jsonParsed') return v;
-  if (v === 'base64+zstd') throw invalidParams('base64+zstd encoding is not supported by the localnet; use base64');
-  throw invalidParams(`unknown variant \`${String(v)}\`, expected one of \`binary\`, \`base58\`, \`base64\`, \`jsonParsed\`, \`base64+zstd\``);
+/** An account `encoding` (`dflt` when absent: `binary` for most methods, `base64` for getMultipleAccounts). */
+export function accountEncodingOpt(v: unknown, dflt: AccountEncoding = 'binary'): AccountEncoding {
+  if (v === undefined || v === null) return dflt;
+  if (v === 'binary' || v === 'base58' || v === 'base64' || v === 'jsonParsed' || v === 'base64+zstd') return v;
+  throw invalidParams(`unknown variant \`${String(v)}\`, expected one of \`binary\`, \`base58\`, \`base64\`, \`jsonParsed\`, \`base64+zstd\`.`);
+}
+
+export interface DataSlice {
+  offset: number;
+  length: number;
+}
+
+/** `dataSlice: {offset, length}` (both required, as `UiDataSliceConfig`). */
+export function dataSliceOpt(v: unknown): DataSlice | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'object' || Array.isArray(v)) throw invalidParams(`invalid type: ${jsonType(v)}, expected struct UiDataSliceConfig.`);
+  const o = v as { offset?: unknown; length?: unknown };
+  if (o.offset === undefined) throw invalidParams('missing field `offset`.');
+  if (o.length === undefined) throw invalidParams('missing field `length`.');
+  return { offset: slotParam(o.offset, 'dataSlice.offset'), length: slotParam(o.length, 'dataSlice.length') };
 }
 
 /** `maxSupportedTransactionVersion`: absent (legacy only) or 0. */
