@@ -1,4 +1,5 @@
 /** Everything the HTTP API needs, composed by the CLI (no globals). */
+import type { EnsureCovered } from '../core/coverage.js';
 import type { Logger } from 'pino';
 import type { Db } from '../store/db.js';
 import type { TokenRegistry } from '../pricing/token-registry.js';
@@ -25,4 +26,9 @@ export interface ApiDeps {
   meter?: Meter;
   /** The Sender interface (/fast, /ping) when this process serves it. */
   sender?: SenderDeps;
+  /**
+   * Whether the index knows an address completely, reading its state from the cluster first when it does not
+   * (src/ingest/hydrate.ts, wired in cli/). Absent: answers carry no coverage header (tests of other behaviour).
+   */
+  ensureCovered?: EnsureCovered;
 }

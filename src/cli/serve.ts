@@ -21,6 +21,9 @@ import { createIngester, type Ingester } from '../ingest/pipeline.js';
 import { loadTreeFile } from './light-trees.js';
 import { createTipWatcher, type TipWatcher } from '../sources/tip-watcher.js';
 import { createRpcPoller, fetchAccounts, type RpcPoller } from '../sources/rpc-poller.js';
+import { createRpcClient, type RpcClient } from '../sources/rpc-client.js';
+import { createCoverageService } from '../ingest/hydrate.js';
+import { createBackfiller, type Backfiller } from '../ingest/backfill.js';
 import { getCheckpoint } from '../store/chain.js';
 import { createApiKey, findApiKey } from '../store/keys.js';
 import { DEMO_SNAPSHOT_DIR, startDemoChain, type DemoChain } from './demo-chain.js';
@@ -140,6 +143,23 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
     ingestDone = followForever(ingester, poller, { startSlot, signal: ctl.signal, logger });
   }
 
+  // Coverage: an address the index has not seen since genesis is read from the cluster on its first request
+  // (src/ingest/hydrate.ts); a read that fails is answered as partial within seconds, not after minutes of retries.
+  // History before the index's origin is read back per address by a backfill worker (src/ingest/backfill.ts).
+  // Without a cluster to read from (or with SOLGATE_COVERAGE=false) answers still say whether they are complete.
+  let backfill: Backfiller | null = null;
+  let client: RpcClient | null = null;
+  if (ingester && rpcUrl && config.coverage) {
+    client = createRpcClient({ url: rpcUrl, maxRetries: 3, requestTimeoutMs: 15_000, backoffMaxMs: 2_000, logger });
+    const history = createRpcClient({ url: rpcUrl, logger });
+    closers.push(() => client!.close(), () => history.close());
+    backfill = createBackfiller({ db, ingester, client: history, commitment: config.commitment, concurrency: config.backfillConcurrency, logger });
+    backfill.start();
+  }
+  const coverage = createCoverageService({
+    db, ingester: ingester ?? undefined, client, commitment: config.commitment, logger, backfill: backfill ?? undefined, historyWaitMs: config.historyWaitMs,
+  });
+
   // Off-chain metadata documents (json_uri) queued by the list-index refresher and by /v0/token-metadata.
   const offchain = createOffchainFetcher({ db, logger, config: offchainConfig(config) });
   offchain.start();
@@ -171,6 +191,7 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
     // Admin API and dashboard with SOLGATE_ADMIN_TOKEN (the demo makes a token for its run when it is unset); the
     // CLI's token lets `solgate keys|identities` act through this process when it owns an embedded database.
     admin: { token: adminToken, cliToken, plans: accounts.plans },
+    ensureCovered: coverage.ensureCovered,
   });
   let address: string;
   try {
@@ -202,6 +223,7 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
   await app.close();
   clearTimeout(drain);
   ctl.abort();
+  await backfill?.stop();
   await ingestDone;
   // Deliveries in flight finish and are recorded; the rest stay queued for the next start or another worker.
   await deliveries?.stop();

@@ -21,6 +21,9 @@ export const ENV_VARS: EnvVar[] = [
   { name: 'SOLGATE_START_SLOT', default: undefined, description: 'Slot to start indexing from when no checkpoint exists; unset = the current tip' },
   { name: 'SOLGATE_INGEST_CONCURRENCY', default: '8', description: 'getBlock requests in flight while catching up' },
   { name: 'SOLGATE_INGEST_FETCH_ACCOUNTS', default: 'true', description: 'After each polled block, fetch (getMultipleAccounts) the accounts its transactions wrote for the asset programs (Token Metadata, MPL Core, inscriptions, Token-2022 mints): true | false' },
+  { name: 'SOLGATE_COVERAGE', default: 'true', description: 'With SOLANA_RPC_URL and an index that began after the cluster\'s first slot: read an address\'s current state from the cluster on its first request, and its history back to its first transaction (backfill) when history is asked for (docs/coverage.md): true | false' },
+  { name: 'SOLGATE_BACKFILL_CONCURRENCY', default: '8', description: 'getTransaction requests in flight per address being backfilled' },
+  { name: 'SOLGATE_HISTORY_WAIT_MS', default: '5000', description: 'How long a history request waits for its address\'s backfill before answering as partial (x-solgate-coverage)' },
   { name: 'SOLGATE_POLL_INTERVAL_MS', default: '400', description: 'How often the poller asks for new slots when caught up' },
   { name: 'SOLGATE_TOKENS_FILE', default: 'data/tokens.json', description: 'Token registry: prices (USD), symbols, names and logos by mint (JSON); reloaded when it changes' },
   { name: 'SOLGATE_IDENTITIES_FILE', default: 'data/known-entities.csv', description: 'Known-entity registry loaded into an empty database at start (CSV or JSON); `solgate identities import` adds more' },
@@ -86,6 +89,9 @@ export interface Config {
   startSlot: number | undefined;
   ingestConcurrency: number;
   ingestFetchAccounts: boolean;
+  coverage: boolean;
+  backfillConcurrency: number;
+  historyWaitMs: number;
   pollIntervalMs: number;
   tokensFile: string;
   identitiesFile: string;
@@ -256,6 +262,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     startSlot: start === undefined ? undefined : int('SOLGATE_START_SLOT', start, 0),
     ingestConcurrency: int('SOLGATE_INGEST_CONCURRENCY', get('SOLGATE_INGEST_CONCURRENCY')!, 1, 256),
     ingestFetchAccounts: fetchAccounts === 'true',
+    coverage: bool('SOLGATE_COVERAGE', get('SOLGATE_COVERAGE')!),
+    backfillConcurrency: int('SOLGATE_BACKFILL_CONCURRENCY', get('SOLGATE_BACKFILL_CONCURRENCY')!, 1, 256),
+    historyWaitMs: int('SOLGATE_HISTORY_WAIT_MS', get('SOLGATE_HISTORY_WAIT_MS')!, 0, 600_000),
     pollIntervalMs: int('SOLGATE_POLL_INTERVAL_MS', get('SOLGATE_POLL_INTERVAL_MS')!, 10),
     tokensFile: get('SOLGATE_TOKENS_FILE')!,
     identitiesFile: get('SOLGATE_IDENTITIES_FILE')!,

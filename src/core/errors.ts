@@ -61,3 +61,12 @@ export class StartupError extends Error {
     this.name = 'StartupError';
   }
 }
+
+/** A failure's message with its cause's code (e.g. `fetch failed (ECONNREFUSED)`), for one-line reports. */
+export function errorText(e: unknown): string {
+  const err = e as { message?: unknown; cause?: { code?: unknown; message?: unknown } } | null;
+  const message = typeof err?.message === 'string' ? err.message : String(e);
+  const c = err?.cause;
+  const cause = typeof c?.code === 'string' ? c.code : typeof c?.message === 'string' ? c.message : null;
+  return cause && !message.includes(cause) ? `${message} (${cause})` : message;
+}

@@ -4,9 +4,10 @@
  * up is batched and a live tip is written block by block.
  */
 import type { Logger } from 'pino';
-import type { AccountUpdate, Block } from '../core/model.js';
+import type { AccountUpdate, Block, NormalizedTx } from '../core/model.js';
 import type { Db } from '../store/db.js';
 import { writeUpdates, writeUpdatesInTx } from '../store/write-block.js';
+import { recordIndexOrigin } from '../store/coverage.js';
 import { getCheckpoint } from '../store/chain.js';
 import { queryMintDecimals, queryTokenAccountInfo } from '../store/tokens.js';
 import type { BlockUpdate } from '../store/block-update.js';
@@ -36,6 +37,11 @@ export interface Ingester {
   stats: IngestStats;
   /** Parses, folds and writes blocks in one transaction. */
   ingestBlocks(blocks: Block[]): Promise<void>;
+  /**
+   * Folds and writes transactions read back from the cluster's history (backfill): the same parse → fold → guarded
+   * writes as live blocks, without block rows, checkpoint, webhook events or ZK Compression rows.
+   */
+  ingestHistory(txs: NormalizedTx[]): Promise<void>;
   /** Folds and writes account updates in one transaction. */
   ingestAccounts(updates: AccountUpdate[]): Promise<void>;
   /**
@@ -64,6 +70,26 @@ interface Prepared {
   webhooks: Matches;
 }
 
+/** The block's update: its transactions folded, plus the compressed-NFT rows of those that invoke Bubblegum. */
+function foldWithCnft(b: Block, parsed: ParsedTx[], ctx: FoldContext): BlockUpdate {
+  const u = foldBlock(b, parsed, ctx);
+  const bubblegum = parsed.filter(({ tx }) => tx.accountKeys.includes(BUBBLEGUM_PROGRAM));
+  const cnft = cnftRows(bubblegum.map(({ tx }) => ({ tx, events: parseBubblegumTransaction(tx) })));
+  u.cnftAssets.push(...cnft.assets);
+  u.cnftNodes.push(...cnft.nodes);
+  u.cnftSignatures.push(...cnft.signatures);
+  return u;
+}
+
+/** Historical transactions as one pseudo-block per slot (their position in the slot is unknown). */
+function historyBlocks(txs: NormalizedTx[]): Block[] {
+  const bySlot = new Map<number, NormalizedTx[]>();
+  for (const tx of txs) bySlot.set(tx.slot, [...(bySlot.get(tx.slot) ?? []), tx]);
+  return [...bySlot].map(([slot, list]) => ({
+    slot, parentSlot: null, blockhash: null, previousBlockhash: null, blockTime: list[0].blockTime, blockHeight: null, transactions: list,
+  }));
+}
+
 export function createIngester(db: Db, logger?: Logger, opts: IngesterOptions = {}): Ingester {
   const stats: IngestStats = { blocks: 0, transactions: 0, accounts: 0, lastSlot: null, writes: 0 };
   // The DAS list index is derived after each write, in the background (its marks commit with the write).
@@ -87,13 +113,7 @@ export function createIngester(db: Db, logger?: Logger, opts: IngesterOptions = 
       hooks.prepare(parsed.flat(), ctx),
     ]);
     const updates = blocks.map((b, i) => {
-      const u = foldBlock(b, parsed[i], ctx);
-      // Compressed NFTs: successful transactions that invoke Bubblegum (the parser returns [] for the rest).
-      const bubblegum = parsed[i].filter(({ tx }) => tx.accountKeys.includes(BUBBLEGUM_PROGRAM));
-      const cnft = cnftRows(bubblegum.map(({ tx }) => ({ tx, events: parseBubblegumTransaction(tx) })));
-      u.cnftAssets.push(...cnft.assets);
-      u.cnftNodes.push(...cnft.nodes);
-      u.cnftSignatures.push(...cnft.signatures);
+      const u = foldWithCnft(b, parsed[i], ctx);
       // Account states fetched after the block (live mode): their rows carry their own slot/write-version guards,
       // so adding them to the block's update is order-safe.
       if (b.accounts?.length) {
@@ -131,6 +151,23 @@ export function createIngester(db: Db, logger?: Logger, opts: IngesterOptions = 
       if (!blocks.length) return;
       await write(blocks, await prepare(blocks));
     },
+    async ingestHistory(txs) {
+      const blocks = historyBlocks(txs.filter((t) => !t.isVote));
+      if (!blocks.length) return;
+      const parsed = blocks.map((b) => b.transactions.map((tx): ParsedTx => ({ tx, events: parseTransaction(tx) })));
+      const ctx = await lookupContext(db, parsed.flat(), null);
+      const updates = blocks.map((b, i) => {
+        const u = foldWithCnft(b, parsed[i], ctx);
+        // Not a block of the live chain: no block row, and the checkpoint stays where live ingestion put it.
+        u.block = null;
+        u.slot = null;
+        return u;
+      });
+      await writeUpdates(db, updates);
+      assetIndex.kick();
+      stats.transactions += txs.length;
+      stats.writes++;
+    },
     async ingestAccounts(updates) {
       if (!updates.length) return;
       await writeUpdates(db, [foldAccounts(updates)]);
@@ -141,6 +178,8 @@ export function createIngester(db: Db, logger?: Logger, opts: IngesterOptions = 
     async run(source, opts = {}) {
       const cp = await getCheckpoint(db);
       const from = opts.fromSlot ?? (cp !== null ? cp + 1 : (opts.startSlot ?? 0));
+      // Where an empty index begins decides what it knows without reading the cluster (src/store/coverage.ts).
+      if (cp === null && opts.fromSlot === undefined) await recordIndexOrigin(db, from);
       logger?.info({ source: source.name, from }, 'ingest: starting');
       const maxBatch = opts.maxBatch ?? 64;
       // Our own signal, so a failed write also stops the reader.

@@ -15,9 +15,9 @@
  * - Of those, the writable ones (static writable keys and lookup-table-loaded writable keys; when the source
  *   records no header, writability is unknown and every listed account counts).
  * - Never: the fee payer (always a System account without data), programs the transaction invokes, sysvars and
- *   well-known program ids, nor token accounts described by the transaction's pre/post token balances (their
- *   state already comes from the transaction itself). For Token-2022 this leaves mints and the few other accounts
- *   an instruction writes (e.g. a close destination), so plain transfers select nothing.
+ *   well-known program ids, nor SPL Token accounts described by the transaction's pre/post token balances (their
+ *   state already comes from the transaction itself). Token-2022 accounts are fetched even when the balances
+ *   describe them: their extension state (e.g. withheld transfer fees) is not in the balances.
  * - Deduplicated per block, in first-seen order.
  *
  * A selected account that no longer exists when fetched is reported as closed: zero lamports, no data, and as
@@ -99,12 +99,17 @@ export function selectAccountsToFetch(block: Pick<Block, 'transactions'> | reado
   return [...out].map(([pubkey, closedOwner]) => ({ pubkey, closedOwner }));
 }
 
-/** Fee payer, invoked programs and token accounts described by token balances. */
+/**
+ * Fee payer, invoked programs and SPL Token accounts described by token balances. Token-2022 accounts are fetched
+ * even then: their extensions (withheld transfer fees, confidential balances, …) change with every transfer and
+ * are not in the balances.
+ */
 function excludedIndexes(tx: NormalizedTx): Set<number> {
   const s = new Set<number>([0]);
   for (const ix of invoked(tx)) s.add(ix.programIdIndex);
-  for (const b of tx.meta?.preTokenBalances ?? []) s.add(b.accountIndex);
-  for (const b of tx.meta?.postTokenBalances ?? []) s.add(b.accountIndex);
+  for (const b of [...(tx.meta?.preTokenBalances ?? []), ...(tx.meta?.postTokenBalances ?? [])]) {
+    if (b.programId !== TOKEN_2022_PROGRAM) s.add(b.accountIndex);
+  }
   return s;
 }
 

@@ -10,7 +10,7 @@ import { generateKeyPairSigner, type Address, type KeyPairSigner } from '@solana
 import { getCreateAccountInstruction } from '@solana-program/system';
 import * as t22 from '@solana-program/token-2022';
 import type { Block, NormalizedTx } from '../../src/core/model.js';
-import { SYSTEM_PROGRAM, TOKEN_2022_PROGRAM } from '../../src/core/programs.js';
+import { SYSTEM_PROGRAM, TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from '../../src/core/programs.js';
 import { parseJsonLossless } from '../../src/sources/json.js';
 import { normalizeGeyserTransaction, normalizeRpcBlock } from '../../src/sources/normalize-rpc.js';
 import { fetchAccountsAtSlot, selectAccountsToFetch } from '../../src/sources/account-fetch.js';
@@ -144,20 +144,25 @@ describe('on the localnet', () => {
     expect(selectAccountsToFetch(blocks.get('alt')!)).toEqual([]);
   });
 
-  it('a mint loaded writable from a lookup table; not the token account described by token balances', () => {
+  it('a mint loaded writable from a lookup table, and the Token-2022 account the token balances describe', () => {
     const b = blocks.get('mintTo')!;
     const [tx] = b.transactions;
     expect(tx.version).toBe(0);
     expect(tx.accountKeys.indexOf(mint)).toBeGreaterThanOrEqual(tx.staticKeyCount); // loaded, not static
     expect(tx.meta!.postTokenBalances!.map((x) => tx.accountKeys[x.accountIndex])).toEqual([payerAta]);
-    expect(selectAccountsToFetch(b)).toEqual([{ pubkey: mint, closedOwner: SYSTEM_PROGRAM }]);
+    // Token-2022 account state (extensions such as withheld fees) is not in the balances, so it is fetched too.
+    expect(selectAccountsToFetch(b)).toEqual([{ pubkey: mint, closedOwner: SYSTEM_PROGRAM }, { pubkey: payerAta, closedOwner: SYSTEM_PROGRAM }]);
   });
 
-  it('transfers, a failed transaction and SPL Token traffic select nothing', () => {
+  it('transfers select the Token-2022 accounts they wrote; never SPL Token accounts or a failed transaction\'s', () => {
     const b = blocks.get('transfers')!;
     expect(b.transactions.length).toBeGreaterThanOrEqual(3);
     expect(b.transactions.some((t) => t.meta!.err !== null && t.accountKeys.includes(mint))).toBe(true);
-    expect(selectAccountsToFetch(b)).toEqual([]);
+    const ok = b.transactions.filter((t) => t.meta!.err === null);
+    const accountsOf = (program: string) => new Set(ok.flatMap((t) => t.meta!.postTokenBalances!.filter((x) => x.programId === program).map((x) => t.accountKeys[x.accountIndex])));
+    expect([...accountsOf(TOKEN_2022_PROGRAM)].sort()).toEqual([payerAta, otherAta].sort());
+    expect(accountsOf(TOKEN_PROGRAM).size).toBeGreaterThan(0);
+    expect(selectAccountsToFetch(b).map((r) => r.pubkey).sort()).toEqual([payerAta, otherAta].sort());
   });
 
   it('fetches the selected accounts at the block slot or later; missing accounts come back closed', async () => {

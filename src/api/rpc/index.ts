@@ -13,6 +13,8 @@ import { createAuthenticator } from '../plugins/auth.js';
 import { normalizeError } from '../plugins/errors.js';
 import { isRpcId, rpcErrorBody } from '../wire/errors.js';
 import { methodCalls, methodTable } from './registry.js';
+import type { RpcCallContext } from './method.js';
+import { COVERAGE_HEADER, coverageHeaderValue, type CoverageReport } from '../../core/coverage.js';
 
 const MAX_BATCH = 100;
 
@@ -67,7 +69,7 @@ export async function jsonRpcApi(app: FastifyInstance, deps: ApiDeps): Promise<v
     c.inc();
   };
 
-  async function one(req: unknown): Promise<unknown> {
+  async function one(req: unknown, ctx: RpcCallContext): Promise<unknown> {
     const r = req as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown } | null;
     // a request whose id is not a string, number or null is invalid (and answered with id null)
     const given = r && typeof r === 'object' && 'id' in r ? r.id : null;
@@ -77,7 +79,7 @@ export async function jsonRpcApi(app: FastifyInstance, deps: ApiDeps): Promise<v
         throw new SolgateError('INVALID_REQUEST', 'Invalid request');
       const m = methods.get(r.method);
       if (!m) throw new SolgateError('METHOD_NOT_FOUND', 'Method not found');
-      const result = await m.handler(r.params, deps);
+      const result = await m.handler(r.params, deps, ctx);
       countCall(r.method, 'ok');
       return { jsonrpc: '2.0', result, id };
     } catch (err) {
@@ -100,6 +102,11 @@ export async function jsonRpcApi(app: FastifyInstance, deps: ApiDeps): Promise<v
         const call = calls.get((r as { method?: unknown } | null)?.method as string);
         if (call) await deps.meter.charge(req, reply, call);
       }
-    return Array.isArray(body) ? Promise.all(body.map(one)) : one(body);
+    // Coverage reported by the calls: the header says partial when any answer is (the first such report).
+    const reports: CoverageReport[] = [];
+    const ctx: RpcCallContext = { coverage: (r) => void reports.push(r) };
+    const out = Array.isArray(body) ? await Promise.all(body.map((r) => one(r, ctx))) : await one(body, ctx);
+    if (reports.length) reply.header(COVERAGE_HEADER, coverageHeaderValue(reports.find((r) => !r.complete) ?? reports[0]));
+    return out;
   });
 }

@@ -1,5 +1,6 @@
 /** The shape every JSON-RPC method file exports (one method per file, registered in `registry.ts`). */
 import type { ApiDeps } from '../deps.js';
+import type { CoverageReport } from '../../core/coverage.js';
 import type { ParamsSchema } from './params-schema.js';
 
 export interface RpcMethod {
@@ -16,5 +17,17 @@ export interface RpcMethod {
    */
   paramsSchema?: ParamsSchema;
   /** Validates `params` (throwing SolgateError INVALID_PARAMS) and returns the `result`. */
-  handler(params: unknown, deps: ApiDeps): Promise<unknown>;
+  handler(params: unknown, deps: ApiDeps, ctx?: RpcCallContext): Promise<unknown>;
+}
+
+/** What a handler can tell about its call besides the result. */
+export interface RpcCallContext {
+  /** How complete the answer is (sent as the `x-solgate-coverage` header of the HTTP response). */
+  coverage(report: CoverageReport): void;
+}
+
+/** Asks `deps.ensureCovered` about `address` and reports the answer's coverage to the call. */
+export async function requireCoverage(deps: ApiDeps, ctx: RpcCallContext | undefined, address: string): Promise<void> {
+  if (!deps.ensureCovered) return;
+  ctx?.coverage(await deps.ensureCovered(address, 'state'));
 }

@@ -22,7 +22,7 @@ import { base58ToBytes, bytesToBase58 } from '../../core/encoding.js';
 import { MEMO_PROGRAM, SYSTEM_PROGRAM } from '../../core/programs.js';
 import { AccountIndex, programScanner } from './account-index.js';
 import { BlockStore } from './block-store.js';
-import { buildWireTransaction } from './demo-client.js';
+import { buildWireTransaction } from './wire-tx.js';
 import { executeTransaction, readAccount, simulateTransaction, type ExecContext } from './executor.js';
 import { installLightGenesis, type LightGenesisSummary } from './light.js';
 import type { LocalAccount, LocalBlock, LocalSimulation, LocalTx, RpcTransactionError } from './types.js';

@@ -2,14 +2,12 @@
  * What the demo workload needs from a chain, over an in-process `LocalChain` or a JSON-RPC URL, and the
  * @solana/kit transaction signing it (and several tests) use.
  */
-import {
-  appendTransactionMessageInstructions, compressTransactionMessageUsingAddressLookupTables, createTransactionMessage,
-  getTransactionEncoder, pipe, setTransactionMessageFeePayerSigner, setTransactionMessageLifetimeUsingBlockhash,
-  signTransactionMessageWithSigners, type Address, type Blockhash, type Instruction, type KeyPairSigner,
-} from '@solana/kit';
+import type { Address } from '@solana/kit';
 import { parseJsonLossless } from '../json.js';
 import type { LocalChain } from './chain.js';
 import { stringifyJson } from './rpc-encode.js';
+
+export { buildWireTransaction } from './wire-tx.js';
 
 /** The few calls the workload needs. */
 export interface DemoClient {
@@ -71,34 +69,3 @@ function urlClient(url: string): DemoClient {
   };
 }
 
-/** Signs and serializes a transaction (legacy, or v0 optionally compressed with lookup tables). */
-export async function buildWireTransaction(input: {
-  feePayer: KeyPairSigner;
-  instructions: Instruction[];
-  blockhash: string;
-  lastValidBlockHeight?: number;
-  version?: 'legacy' | 0;
-  lookupTables?: Record<Address, Address[]>;
-}): Promise<Uint8Array> {
-  const lifetime = { blockhash: input.blockhash as Blockhash, lastValidBlockHeight: BigInt(input.lastValidBlockHeight ?? 0) };
-  let signed;
-  if (input.version === 0) {
-    const base = pipe(
-      createTransactionMessage({ version: 0 }),
-      (m) => setTransactionMessageFeePayerSigner(input.feePayer, m),
-      (m) => setTransactionMessageLifetimeUsingBlockhash(lifetime, m),
-      (m) => appendTransactionMessageInstructions(input.instructions, m),
-    );
-    const message = input.lookupTables ? compressTransactionMessageUsingAddressLookupTables(base, input.lookupTables) : base;
-    signed = await signTransactionMessageWithSigners(message);
-  } else {
-    const message = pipe(
-      createTransactionMessage({ version: 'legacy' }),
-      (m) => setTransactionMessageFeePayerSigner(input.feePayer, m),
-      (m) => setTransactionMessageLifetimeUsingBlockhash(lifetime, m),
-      (m) => appendTransactionMessageInstructions(input.instructions, m),
-    );
-    signed = await signTransactionMessageWithSigners(message);
-  }
-  return new Uint8Array(getTransactionEncoder().encode(signed));
-}

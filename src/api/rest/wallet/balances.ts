@@ -15,7 +15,7 @@ import { uiAmount } from '../../../core/encoding.js';
 import { NATIVE_DECIMALS, NATIVE_MINT, tokenProgramLabel } from '../../../core/programs.js';
 import { queryHoldings, querySolBalance, type Holding } from '../../../store/tokens.js';
 import type { ApiDeps } from '../../deps.js';
-import { limitSchema, walletParam, walletParamsSchema } from './common.js';
+import { limitSchema, reportCoverage, walletParam, walletParamsSchema } from './common.js';
 import { describeToken, offchainImages, onChainTokenMetadata } from './token-metadata.js';
 import { assetJsonUri, dasOwnerTypes, nftItem, walletNftAssets } from './nfts.js';
 
@@ -69,9 +69,10 @@ export function registerBalancesRoute(app: FastifyInstance, deps: ApiDeps): void
         },
       },
     },
-    async (req) => {
+    async (req, reply) => {
       const wallet = walletParam((req.params as { wallet: string }).wallet);
       const q = req.query as Query;
+      await reportCoverage(deps, reply, wallet);
       const [holdings, lamports, nftAssets] = await Promise.all([
         queryHoldings(deps.db, wallet),
         q.showNative ? querySolBalance(deps.db, wallet) : null,

@@ -3,6 +3,9 @@ import { SolgateError } from '../../../core/errors.js';
 import { isAddress } from '../../../core/encoding.js';
 import type { Queryable } from '../../../store/db.js';
 import { getCheckpoint } from '../../../store/chain.js';
+import type { FastifyReply } from 'fastify';
+import { COVERAGE_HEADER, coverageHeaderValue, type CoverageNeed, type CoverageReport } from '../../../core/coverage.js';
+import type { ApiDeps } from '../../deps.js';
 
 /** Validates the `{wallet}` path parameter (a base58 public key). */
 export function walletParam(raw: unknown): string {
@@ -29,3 +32,15 @@ export const errorSchema = {
 } as const;
 
 export const limitSchema = (def: number) => ({ type: 'integer', minimum: 1, maximum: 100, default: def }) as const;
+
+/**
+ * Makes sure the index knows what the answer needs about `wallet` — its current state, or its history — reading it
+ * from the cluster when it does not, and says in the `x-solgate-coverage` header whether the answer is complete.
+ * Returns the report (null when the deps have no coverage service).
+ */
+export async function reportCoverage(deps: Pick<ApiDeps, 'ensureCovered'>, reply: FastifyReply, wallet: string, need: CoverageNeed = 'state'): Promise<CoverageReport | null> {
+  if (!deps.ensureCovered) return null;
+  const r = await deps.ensureCovered(wallet, need);
+  reply.header(COVERAGE_HEADER, coverageHeaderValue(r));
+  return r;
+}

@@ -1,4 +1,7 @@
-/** GET /v1/wallet/{wallet}/funded-by: the wallet's first incoming SOL transfer; 404 when none is indexed. */
+/**
+ * GET /v1/wallet/{wallet}/funded-by: the wallet's first incoming SOL transfer; 404 when none is indexed; 503 while
+ * the wallet's history is not complete in the index (`x-solgate-coverage` says why).
+ */
 import type { FastifyInstance } from 'fastify';
 import { SolgateError } from '../../../core/errors.js';
 import { uiAmount } from '../../../core/encoding.js';
@@ -6,11 +9,29 @@ import { NATIVE_DECIMALS, NATIVE_MINT } from '../../../core/programs.js';
 import { queryFunding } from '../../../store/wallet-activity.js';
 import { getIdentities } from '../../../store/identities.js';
 import type { ApiDeps } from '../../deps.js';
-import { readableSlot, walletParam, walletParamsSchema } from './common.js';
+import { readableSlot, reportCoverage, walletParam, walletParamsSchema } from './common.js';
+import type { CoverageReport } from '../../../core/coverage.js';
+
+/** 503 saying why the first funding is not known yet, and when it will be. */
+function fundingUnknown(wallet: string, cov: CoverageReport): SolgateError {
+  const why: Record<string, string> = {
+    backfilling: `its history before slot ${cov.slot ?? '?'} is being read from the cluster; ask again when it is done`,
+    truncated: `the cluster serves its history only from slot ${cov.slot ?? '?'} on, so its first funding cannot be known`,
+    'no-cluster': 'the index began after the wallet\'s first transactions and has no cluster RPC to read them from',
+    failed: `reading its history from the cluster failed (${cov.error ?? 'unknown error'}); the next request tries again`,
+  };
+  return new SolgateError('UNAVAILABLE', 'Funding source not known yet', {
+    details: `${wallet}: ${why[cov.basis] ?? cov.basis}`,
+    retryAfter: cov.basis === 'backfilling' || cov.basis === 'failed' ? 5 : undefined,
+  });
+}
 
 export function registerFundedByRoute(app: FastifyInstance, deps: ApiDeps): void {
-  app.get('/v1/wallet/:wallet/funded-by', { schema: { params: walletParamsSchema } }, async (req) => {
+  app.get('/v1/wallet/:wallet/funded-by', { schema: { params: walletParamsSchema } }, async (req, reply) => {
     const wallet = walletParam((req.params as { wallet: string }).wallet);
+    // The first funding is known only once the wallet's earliest transfers are indexed; never guessed from later ones.
+    const cov = await reportCoverage(deps, reply, wallet, 'history');
+    if (cov && !cov.complete) throw fundingUnknown(wallet, cov);
     const f = await queryFunding(deps.db, wallet, await readableSlot(deps.db));
     if (!f) throw new SolgateError('NOT_FOUND', 'No funding transaction found', { details: `no incoming SOL transfer to ${wallet} is indexed` });
     const funder = (await getIdentities(deps.db, [f.funder])).get(f.funder);

@@ -9,7 +9,7 @@ import { isSignature, uiAmount } from '../../../core/encoding.js';
 import { NATIVE_DECIMALS } from '../../../core/programs.js';
 import { getTxPosition, queryHistory } from '../../../store/chain.js';
 import type { ApiDeps } from '../../deps.js';
-import { limitSchema, readableSlot, walletParam, walletParamsSchema } from './common.js';
+import { limitSchema, readableSlot, walletParam, reportCoverage, walletParamsSchema } from './common.js';
 
 /**
  * The `type` values of the interface (service-interface "history"; a subset of the enhanced transaction types,
@@ -61,8 +61,9 @@ export function registerHistoryRoute(app: FastifyInstance, deps: ApiDeps): void 
         },
       },
     },
-    async (req) => {
+    async (req, reply) => {
       const wallet = walletParam((req.params as { wallet: string }).wallet);
+      await reportCoverage(deps, reply, wallet, 'history');
       const q = req.query as Query;
       if (q.before !== undefined && q.after !== undefined)
         throw new SolgateError('INVALID_PARAMS', 'Use either before or after, not both');

@@ -5,7 +5,7 @@ import { isSignature, uiAmount } from '../../../core/encoding.js';
 import { NATIVE_MINT } from '../../../core/programs.js';
 import { queryTransfers, type TransferKey } from '../../../store/wallet-activity.js';
 import type { ApiDeps } from '../../deps.js';
-import { limitSchema, readableSlot, walletParam, walletParamsSchema } from './common.js';
+import { limitSchema, readableSlot, walletParam, reportCoverage, walletParamsSchema } from './common.js';
 
 /** Cursor = base64url("slot.txIndex.signature.ord.direction") of the last row returned. */
 export function encodeTransferCursor(k: TransferKey): string {
@@ -31,8 +31,9 @@ export function registerTransfersRoute(app: FastifyInstance, deps: ApiDeps): voi
         querystring: { type: 'object', properties: { limit: limitSchema(50), cursor: { type: 'string' } } },
       },
     },
-    async (req) => {
+    async (req, reply) => {
       const wallet = walletParam((req.params as { wallet: string }).wallet);
+      await reportCoverage(deps, reply, wallet, 'history');
       const q = req.query as { limit: number; cursor?: string };
       const from = q.cursor !== undefined ? decodeTransferCursor(q.cursor) : null;
       const rows = await queryTransfers(deps.db, wallet, q.limit + 1, from, await readableSlot(deps.db));

@@ -6,7 +6,7 @@
  */
 import { displayOptions, namedParams, pubkey, requireField } from '../../das/params.js';
 import { answerList, bind, ownerAssetsQuery, type ListQuery } from '../../das/list-assets.js';
-import type { RpcMethod } from '../method.js';
+import { requireCoverage, type RpcMethod } from '../method.js';
 import { DAS_LIST_FIELDS, PUBKEY, byNameParams, paramNames } from '../params-schema.js';
 
 /** The by-name params (the accepted names come from here; /docs/openrpc.json describes them). */
@@ -17,10 +17,11 @@ export const getAssetsByOwner: RpcMethod = {
   aliases: ['get_assets_by_owner'],
   credits: 10,
   paramsSchema,
-  async handler(params, deps) {
+  async handler(params, deps, ctx) {
     const p = namedParams(params, paramNames(paramsSchema));
     const owner = pubkey(requireField(p, 'ownerAddress'), 'ownerAddress');
     const opts = displayOptions(p);
+    await requireCoverage(deps, ctx, owner);
     let query: ListQuery;
     if (opts.showFungible) {
       query = { drive: { kind: 'assets' }, where: ['a.supply > 0'], params: [] };

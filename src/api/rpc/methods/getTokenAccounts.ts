@@ -8,7 +8,7 @@ import { displayOptions, namedParams, pubkey, type Params } from '../../das/para
 import { keysetSql, pageKeys, parsePagination } from '../../das/pagination.js';
 import { renderExtensions } from '../../das/mint-extensions.js';
 import { queryExtensions, queryTokenAccounts } from '../../../store/token-reads.js';
-import type { RpcMethod } from '../method.js';
+import { requireCoverage, type RpcMethod } from '../method.js';
 import { DAS_PAGINATION, DISPLAY_OPTIONS, PUBKEY, byNameParams, nullable, paramNames } from '../params-schema.js';
 
 /** The by-name params (the accepted names come from here; /docs/openrpc.json describes them). */
@@ -35,11 +35,12 @@ export const getTokenAccounts: RpcMethod = {
   aliases: ['get_token_accounts'],
   credits: 10,
   paramsSchema,
-  async handler(params, deps) {
+  async handler(params, deps, ctx) {
     const p = namedParams(params, paramNames(paramsSchema));
     const owner = either(p, 'owner', 'ownerAddress');
     const mint = either(p, 'mint', 'mintAddress');
     if (owner === undefined && mint === undefined) throw new SolgateError('INVALID_ARGUMENT', 'Either `owner` or `mint` must be provided');
+    if (owner !== undefined) await requireCoverage(deps, ctx, owner);
     const opts = displayOptions(p);
     const pg = parsePagination(p);
     const sqlParams: unknown[] = [];

@@ -1,0 +1,39 @@
+/**
+ * Coverage: whether the index can answer completely about an address. The API asks through
+ * `deps.ensureCovered` (built in `cli/` from the cluster RPC and the ingester); it never imports the hydrator.
+ * Every answer that depends on it carries the `x-solgate-coverage` header (docs/coverage.md).
+ */
+
+/**
+ * What an answer needs the index to hold for an address: its current state (balances, token accounts, assets), or
+ * its whole transaction history (history, transfers, funded-by).
+ */
+export type CoverageNeed = 'state' | 'history';
+
+export interface CoverageReport {
+  /** The answer about this address is complete. */
+  complete: boolean;
+  /**
+   * Why: `genesis` (the index has every block since the cluster's first), `hydrated` (the address's state was read
+   * from the cluster at `slot` and followed since), `backfilled` (its history was read back to its first
+   * transaction), `backfilling` (that is under way: complete from `slot` on), `truncated` (the cluster serves its
+   * history only from `slot` on), `no-cluster` (no cluster RPC to read from), `failed` (the read failed; `error`).
+   */
+  basis: 'genesis' | 'hydrated' | 'backfilled' | 'backfilling' | 'truncated' | 'no-cluster' | 'failed';
+  /** `hydrated`: the slot the state was read at; `backfilling`/`truncated`: the oldest slot the history is complete from. */
+  slot?: number;
+  error?: string;
+}
+
+export type EnsureCovered = (address: string, need: CoverageNeed) => Promise<CoverageReport>;
+
+/** The response header that says whether an answer is complete. */
+export const COVERAGE_HEADER = 'x-solgate-coverage';
+
+/** The header value: `complete; basis=hydrated; slot=123` or `partial; basis=failed; error="…"`. */
+export function coverageHeaderValue(r: CoverageReport): string {
+  const parts = [r.complete ? 'complete' : 'partial', `basis=${r.basis}`];
+  if (r.slot !== undefined) parts.push(`slot=${r.slot}`);
+  if (r.error) parts.push(`error="${r.error.replace(/["\\\r\n]/g, ' ').slice(0, 200)}"`);
+  return parts.join('; ');
+}

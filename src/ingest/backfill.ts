@@ -1,0 +1,164 @@
+/**
+ * Per-address history backfill worker: claims queued addresses (`store/backfill.ts`, shared by every process through
+ * `SKIP LOCKED` leases), reads each one's signatures from the cluster back to its first transaction
+ * (`sources/address-history.ts`), fetches the transactions older than the index's origin (newer ones are live
+ * ingestion's) and writes them through the ingester's history path — the same parse → fold → guarded writes as live
+ * blocks, so a backfill run twice, or beside live ingestion, changes nothing. The cursor advances after each written
+ * page: a killed backfill resumes from its last page without gaps or duplicates.
+ */
+import type { Logger } from 'pino';
+import type { NormalizedTx } from '../core/model.js';
+import { errorText } from '../core/errors.js';
+import { mapLimit } from '../core/map-limit.js';
+import type { Db } from '../store/db.js';
+import { getIndexOrigin } from '../store/coverage.js';
+import { advanceBackfill, claimBackfill, enqueueBackfill, finishBackfill, getBackfills, indexedSignatures, ownedTokenAccounts, type BackfillRow } from '../store/backfill.js';
+import { fetchBlockSignatures, fetchSignaturePage, fetchTransactions, MAX_SIGNATURES_PER_PAGE } from '../sources/address-history.js';
+import type { RpcClient } from '../sources/rpc-client.js';
+
+export interface BackfillerOptions {
+  db: Db;
+  ingester: { ingestHistory(txs: NormalizedTx[]): Promise<void> };
+  client: RpcClient;
+  commitment: 'confirmed' | 'finalized';
+  logger?: Logger;
+  /** `getTransaction` calls in flight per address (default 8). */
+  concurrency?: number;
+  /** Lease of a claimed address, renewed with every page (default 60 s). */
+  leaseMs?: number;
+  /** Idle poll for work queued by other processes (default 2 s). */
+  idleMs?: number;
+  /** Signatures per page (default and maximum 1000). */
+  pageSize?: number;
+}
+
+export interface Backfiller {
+  start(): void;
+  stop(): Promise<void>;
+  /** Work was queued: claim it now instead of at the next idle poll. */
+  wake(): void;
+  /** Resolves with `address`'s backfill row once it is finished, or as it is after `ms`. */
+  waitFor(address: string, ms: number): Promise<BackfillRow | null>;
+  /** Resolves when this worker finishes any address, or after `ms`. */
+  nextFinish(ms: number): Promise<void>;
+}
+
+const FINISHED = new Set(['done', 'truncated', 'failed']);
+
+export function createBackfiller(o: BackfillerOptions): Backfiller {
+  const leaseMs = o.leaseMs ?? 60_000;
+  const pageSize = Math.min(MAX_SIGNATURES_PER_PAGE, o.pageSize ?? MAX_SIGNATURES_PER_PAGE);
+  const ctl = new AbortController();
+  let running: Promise<void> | null = null;
+  let wakeUp: (() => void) | null = null;
+  const finished = new Set<() => void>();
+
+  /**
+   * Gives each transaction its position in its block (from the block's signature list, one `getBlock` per slot), so
+   * backfilled rows order within a slot exactly as live ones do; a slot whose block the cluster lacks keeps the
+   * unknown position.
+   */
+  async function withBlockPositions(txs: NormalizedTx[]): Promise<NormalizedTx[]> {
+    const slots = [...new Set(txs.map((t) => t.slot))];
+    const lists = await mapLimit(slots, o.concurrency ?? 8, (s) => fetchBlockSignatures(o.client, s, { commitment: o.commitment, signal: ctl.signal }));
+    const bySlot = new Map(slots.map((s, i) => [s, lists[i]]));
+    return txs.map((t) => {
+      const i = bySlot.get(t.slot)?.indexOf(t.signature) ?? -1;
+      return i >= 0 ? { ...t, indexInBlock: i } : t;
+    });
+  }
+
+  /** Backfills one claimed address to its first signature (or as far as the cluster serves). */
+  async function backfill(row: BackfillRow): Promise<void> {
+    const origin = await getIndexOrigin(o.db);
+    if (origin === null) return finishBackfill(o.db, row.address, 'failed', 'the index has not started live ingestion, so it has no origin slot to backfill to');
+    let cursor = row.cursor;
+    for (;;) {
+      const page = await fetchSignaturePage(o.client, row.address, cursor, { commitment: o.commitment, limit: pageSize, signal: ctl.signal });
+      if (!page.length) return finishBackfill(o.db, row.address, 'done');
+      // Transactions at or after the origin are ingested live (with their true position in the block); those already
+      // indexed (e.g. by the backfill of the wallet that owns this token account) are written whole already.
+      const known = await indexedSignatures(o.db, page.map((s) => s.signature));
+      const older = page.filter((s) => s.slot < origin && !known.has(s.signature));
+      const txs = await fetchTransactions(o.client, older.map((s) => s.signature), { commitment: o.commitment, concurrency: o.concurrency, signal: ctl.signal });
+      const missing = txs.findIndex((t) => t === null);
+      const got = await withBlockPositions((missing < 0 ? txs : txs.slice(0, missing)) as NormalizedTx[]);
+      await o.ingester.ingestHistory(got);
+      const last = missing < 0 ? page[page.length - 1] : missing > 0 ? older[missing - 1] : null;
+      if (last) await advanceBackfill(o.db, row.address, { cursor: last.signature, oldestSlot: last.slot, transactions: got.length, leaseMs });
+      if (missing >= 0) {
+        const gone = older[missing];
+        return finishBackfill(o.db, row.address, 'truncated', `the cluster does not serve transaction ${gone.signature} (slot ${gone.slot}): history before it is not available`);
+      }
+      if (page.length < pageSize) return finishBackfill(o.db, row.address, 'done');
+      cursor = page[page.length - 1].signature;
+    }
+  }
+
+  async function loop(): Promise<void> {
+    while (!ctl.signal.aborted) {
+      let row: BackfillRow | null = null;
+      try {
+        row = await claimBackfill(o.db, leaseMs);
+        if (row) {
+          await backfill(row);
+          // A wallet's history includes its token accounts' transactions (a transfer into one does not name it).
+          if (row.parent === null) await enqueueBackfill(o.db, await ownedTokenAccounts(o.db, row.address), row.address);
+          o.logger?.info({ address: row.address }, 'backfill: address finished');
+        }
+      } catch (e) {
+        if (ctl.signal.aborted) break;
+        o.logger?.warn({ err: e, address: row?.address }, 'backfill: failed');
+        if (row) await finishBackfill(o.db, row.address, 'failed', errorText(e)).catch(() => {});
+      }
+      for (const f of finished) f();
+      if (!row) await new Promise<void>((r) => {
+        wakeUp = r;
+        setTimeout(r, o.idleMs ?? 2000).unref();
+      });
+      wakeUp = null;
+    }
+  }
+
+  return {
+    start() {
+      running ??= loop();
+    },
+    async stop() {
+      ctl.abort();
+      wakeUp?.();
+      await running;
+    },
+    wake() {
+      wakeUp?.();
+    },
+    nextFinish(ms) {
+      return new Promise<void>((r) => {
+        const done = () => {
+          finished.delete(done);
+          clearTimeout(t);
+          r();
+        };
+        const t = setTimeout(done, ms);
+        finished.add(done);
+      });
+    },
+    async waitFor(address, ms) {
+      const end = Date.now() + ms;
+      for (;;) {
+        const row = (await getBackfills(o.db, [address])).get(address) ?? null;
+        const left = end - Date.now();
+        if (!row || FINISHED.has(row.status) || left <= 0) return row;
+        await new Promise<void>((r) => {
+          const done = () => {
+            finished.delete(done);
+            clearTimeout(t);
+            r();
+          };
+          const t = setTimeout(done, Math.min(left, 250));
+          finished.add(done);
+        });
+      }
+    },
+  };
+}

@@ -1,0 +1,149 @@
+/**
+ * Coverage on demand: `ensureCovered(address, 'state')` answers whether the index knows `address`'s current state
+ * and, when it does not, reads it from the cluster (`sources/wallet-state.ts`) and writes it through the ingester's
+ * account path (the same guarded upserts as live data), then follows it live. An index that began at the
+ * cluster's first slot knows every address already. Concurrent first requests for one address share one read;
+ * a failed read is recorded and answered as partial (the next request tries again).
+ */
+import type { Logger } from 'pino';
+import type { CoverageReport, EnsureCovered } from '../core/coverage.js';
+import { errorText } from '../core/errors.js';
+import type { AccountUpdate } from '../core/model.js';
+import type { Db } from '../store/db.js';
+import { getIndexOrigin, getStateCoverage, markStateCovered, markStateFailed } from '../store/coverage.js';
+import { fetchWalletState, type WalletState } from '../sources/wallet-state.js';
+import type { RpcClient } from '../sources/rpc-client.js';
+import { childBackfills, enqueueBackfill, getBackfills } from '../store/backfill.js';
+import type { Backfiller } from './backfill.js';
+
+export interface CoverageServiceOptions {
+  db: Db;
+  /** Writes account updates (the ingester's `ingestAccounts`) and waits for derived data (`settle`); needed with `client`. */
+  ingester?: { ingestAccounts(updates: AccountUpdate[]): Promise<void>; settle(): Promise<void> };
+  /** The cluster RPC; without one, addresses outside the index's own history are answered as partial. */
+  client: RpcClient | null;
+  commitment: 'confirmed' | 'finalized';
+  logger?: Logger;
+  /** Test seam: the state read (default: fetchWalletState). */
+  fetchState?: (client: RpcClient, address: string) => Promise<WalletState>;
+  /** History backfill (`ingest/backfill.ts`); without it, history before the origin is answered as partial. */
+  backfill?: Backfiller;
+  /** How long a history request waits for its address's backfill before answering partial (default 5 s). */
+  historyWaitMs?: number;
+}
+
+export interface CoverageService {
+  ensureCovered: EnsureCovered;
+  /** Hydrates addresses ahead of their first request (watch list); resolves with each one's report. */
+  track(addresses: string[]): Promise<Map<string, CoverageReport>>;
+  /** Hydrations in flight (for /metrics). */
+  readonly inFlight: number;
+}
+
+const DEADLOCK = '40P01';
+const isDeadlock = (e: unknown) => (e as { code?: string } | null)?.code === DEADLOCK;
+
+export function createCoverageService(o: CoverageServiceOptions): CoverageService {
+  if (o.client && !o.ingester) throw new Error('createCoverageService: a cluster client needs an ingester to write what it reads');
+  let origin: number | null = null;
+  const inflight = new Map<string, Promise<CoverageReport>>();
+  const fetchState = o.fetchState ?? ((client: RpcClient, address: string) => fetchWalletState(client, address, { commitment: o.commitment }));
+
+  async function indexOrigin(): Promise<number | null> {
+    // Recorded once, when ingestion first starts; read until known.
+    if (origin === null) origin = await getIndexOrigin(o.db);
+    return origin;
+  }
+
+  async function hydrate(address: string): Promise<CoverageReport> {
+    const client = o.client!;
+    const ingester = o.ingester!;
+    try {
+      const state = await fetchState(client, address);
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await ingester.ingestAccounts(state.updates);
+          break;
+        } catch (e) {
+          // The live ingester writes the same rows in its own order; PostgreSQL picks a victim, which retries.
+          if (!isDeadlock(e) || attempt >= 3) throw e;
+        }
+      }
+      await markStateCovered(o.db, address, state.slot);
+      await ingester.settle();
+      o.logger?.debug({ address, slot: state.slot, accounts: state.updates.length, calls: state.calls }, 'coverage: hydrated');
+      return { complete: true, basis: 'hydrated', slot: state.slot };
+    } catch (e) {
+      const error = errorText(e);
+      o.logger?.warn({ address, err: e }, 'coverage: reading the address from the cluster failed');
+      await markStateFailed(o.db, address, error).catch(() => {});
+      return { complete: false, basis: 'failed', error };
+    }
+  }
+
+  /**
+   * The history report of `address` once its backfill and those of its token accounts are finished; null while any
+   * is queued or running (or was never queued).
+   */
+  async function historyReport(address: string): Promise<CoverageReport | null> {
+    const row = (await getBackfills(o.db, [address])).get(address);
+    if (!row || row.status === 'pending' || row.status === 'running') return null;
+    if (row.status === 'failed') return { complete: false, basis: 'failed', error: row.lastError ?? 'backfill failed' };
+    const kids = await childBackfills(o.db, address);
+    if (kids.open > 0) return null;
+    if (kids.failed) return { complete: false, basis: 'failed', error: `token account ${kids.failed.address}: ${kids.failed.lastError ?? 'backfill failed'}` };
+    const cut = row.status === 'truncated' ? row : kids.truncated;
+    if (cut) return { complete: false, basis: 'truncated', slot: cut.oldestSlot ?? undefined, error: cut.lastError ?? undefined };
+    return { complete: true, basis: 'backfilled' };
+  }
+
+  /** History: complete from genesis, or once the backfills of the address and its token accounts are finished. */
+  async function history(address: string): Promise<CoverageReport> {
+    const known = await historyReport(address);
+    if (known?.complete || known?.basis === 'truncated') return known;
+    const origin = await indexOrigin();
+    if (!o.client || !o.backfill) return { complete: false, basis: 'no-cluster', slot: origin ?? undefined };
+    await enqueueBackfill(o.db, [address]);
+    o.backfill.wake();
+    const deadline = Date.now() + (o.historyWaitMs ?? 5000);
+    for (;;) {
+      const r = await historyReport(address);
+      if (r) return r;
+      const left = deadline - Date.now();
+      if (left <= 0) break;
+      await o.backfill.nextFinish(Math.min(left, 250));
+    }
+    const row = (await getBackfills(o.db, [address])).get(address);
+    return { complete: false, basis: 'backfilling', slot: row?.oldestSlot ?? origin ?? undefined };
+  }
+
+  const ensureCovered: EnsureCovered = async (address, need) => {
+    if ((await indexOrigin()) === 0) return { complete: true, basis: 'genesis' };
+    if (need === 'history') return history(address);
+    const known = (await getStateCoverage(o.db, [address])).get(address);
+    if (known !== undefined) return { complete: true, basis: 'hydrated', slot: known };
+    if (!o.client) return { complete: false, basis: 'no-cluster' };
+    let p = inflight.get(address);
+    if (!p) {
+      p = hydrate(address).finally(() => inflight.delete(address));
+      inflight.set(address, p);
+    }
+    return p;
+  };
+
+  return {
+    ensureCovered,
+    async track(addresses) {
+      const out = new Map<string, CoverageReport>();
+      for (const a of [...new Set(addresses)]) out.set(a, await ensureCovered(a, 'state'));
+      if (o.backfill && o.client) {
+        await enqueueBackfill(o.db, [...new Set(addresses)]);
+        o.backfill.wake();
+      }
+      return out;
+    },
+    get inFlight() {
+      return inflight.size;
+    },
+  };
+}
