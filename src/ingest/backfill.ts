@@ -73,9 +73,18 @@ export function createBackfiller(o: BackfillerOptions): Backfiller {
     const origin = await getIndexOrigin(o.db);
     if (origin === null) return finishBackfill(o.db, row.address, 'failed', 'the index has not started live ingestion, so it has no origin slot to backfill to');
     let cursor = row.cursor;
+    /**
+     * The end of the signatures reached: the history is complete only if the cluster keeps its ledger from the
+     * first slot; a node that pruned it lists no older signatures, which proves nothing about them.
+     */
+    const end = async (): Promise<void> => {
+      const first = Number(await o.client.call<unknown>('getFirstAvailableBlock', [], ctl.signal));
+      if (!Number.isSafeInteger(first) || first <= 0) return finishBackfill(o.db, row.address, 'done');
+      return finishBackfill(o.db, row.address, 'truncated', `the cluster serves its ledger only from slot ${first} on: older history is not available`, first);
+    };
     for (;;) {
       const page = await fetchSignaturePage(o.client, row.address, cursor, { commitment: o.commitment, limit: pageSize, signal: ctl.signal });
-      if (!page.length) return finishBackfill(o.db, row.address, 'done');
+      if (!page.length) return end();
       // Transactions at or after the origin are ingested live (with their true position in the block); those already
       // indexed (e.g. by the backfill of the wallet that owns this token account) are written whole already.
       const known = await indexedSignatures(o.db, page.map((s) => s.signature));
@@ -88,10 +97,10 @@ export function createBackfiller(o: BackfillerOptions): Backfiller {
       if (last) await advanceBackfill(o.db, row.address, { cursor: last.signature, oldestSlot: last.slot, transactions: got.length, leaseMs });
       if (missing >= 0) {
         const gone = older[missing];
-        return finishBackfill(o.db, row.address, 'truncated', `the cluster does not serve transaction ${gone.signature} (slot ${gone.slot}): history before it is not available`);
+        return finishBackfill(o.db, row.address, 'truncated', `the cluster does not serve transaction ${gone.signature} (slot ${gone.slot}): history before it is not available`, last?.slot ?? gone.slot + 1);
       }
-      if (page.length < pageSize) return finishBackfill(o.db, row.address, 'done');
       cursor = page[page.length - 1].signature;
+      if (page.length < pageSize) return end();
     }
   }
 

@@ -101,12 +101,13 @@ export async function advanceBackfill(q: Queryable, address: string, p: { cursor
   );
 }
 
-/** Finishes a backfill as done / truncated / failed. */
-export async function finishBackfill(q: Queryable, address: string, status: 'done' | 'truncated' | 'failed', error?: string): Promise<void> {
+/** Finishes a backfill as done / truncated / failed; `oldestSlot`: the slot its history is complete from (truncated). */
+export async function finishBackfill(q: Queryable, address: string, status: 'done' | 'truncated' | 'failed', error?: string, oldestSlot?: number): Promise<void> {
   await q.query(
-    `UPDATE backfill_addresses SET status = $2, last_error = $3, lease_until = NULL, finished_at = CASE WHEN $2 = 'failed' THEN NULL ELSE now() END
+    `UPDATE backfill_addresses SET status = $2, last_error = $3, lease_until = NULL, finished_at = CASE WHEN $2 = 'failed' THEN NULL ELSE now() END,
+       oldest_slot = COALESCE($4, oldest_slot)
       WHERE address = $1`,
-    [address, status, error?.slice(0, 500) ?? null],
+    [address, status, error?.slice(0, 500) ?? null, oldestSlot ?? null],
   );
 }
 
