@@ -31,4 +31,6 @@ export interface ApiDeps {
    * (src/ingest/hydrate.ts, wired in cli/). Absent: answers carry no coverage header (tests of other behaviour).
    */
   ensureCovered?: EnsureCovered;
+  /** Puts addresses on the watch list (read ahead of their first request); webhooks' addresses go there too. */
+  trackAddresses?: (addresses: string[]) => Promise<void>;
 }

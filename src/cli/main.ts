@@ -1,5 +1,5 @@
 /**
- * The `solgate` command. Subcommands: serve, ingest, replay, worker, sender, migrate, keys, identities, localnet, config.
+ * The `solgate` command. Subcommands: serve, ingest, replay, worker, sender, migrate, keys, identities, track, localnet, config.
  * Run `solgate help` for usage.
  *
  * Each subcommand's module is imported when it runs, so `solgate --help` or `solgate config` loads none of the heavy
@@ -24,6 +24,7 @@ const COMMANDS: [cmd: string, line: string, description: string][] = [
   ['keys', 'solgate keys revoke ID', 'Revoke a key at once'],
   ['keys', 'solgate keys rotate ID [--json]', 'Replace a key\'s secret (the old one stops working at once)'],
   ['identities', 'solgate identities import FILE', 'Load known entities (CSV address,name,type,category[,tags], or a JSON array)'],
+  ['track', 'solgate track ADDRESS... | --file FILE', 'Put addresses on the watch list: their state and history are read from the cluster ahead of their first request'],
   ['localnet', 'solgate localnet [--port P] [--demo]', 'Run only the built-in local chain (JSON-RPC)'],
   ['config', 'solgate config [--json]', 'Print every environment variable with its default'],
 ];
@@ -33,7 +34,7 @@ const USAGE = `solgate — Solana data and wallet gateway
 Usage:
 ${COMMANDS.map(([, line, d]) => `  ${line}\n      ${d}`).join('\n')}
 
-While \`solgate serve\` runs on an embedded database (no DATABASE_URL), keys and identities commands act through it.
+While \`solgate serve\` runs on an embedded database (no DATABASE_URL), keys, identities and track commands act through it.
 Configuration comes from environment variables (\`solgate config\`; docs/configuration.md).`;
 
 /** The usage lines of `cmd` (of its subcommand `sub` when there is one). */
@@ -94,6 +95,8 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./keys.js')).runKeys(rest);
     case 'identities':
       return (await import('./identities.js')).runIdentities(rest);
+    case 'track':
+      return (await import('./track.js')).runTrack(rest);
     case 'localnet': {
       const { values } = parseArgsOf({ args: rest, options: { port: { type: 'string' }, demo: { type: 'boolean', default: false } } });
       if (values.port !== undefined && !/^\d+$/.test(values.port)) throw new UsageError(`--port must be a port number, got "${values.port}"`);

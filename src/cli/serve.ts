@@ -159,6 +159,7 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
   const coverage = createCoverageService({
     db, ingester: ingester ?? undefined, client, commitment: config.commitment, logger, backfill: backfill ?? undefined, historyWaitMs: config.historyWaitMs,
   });
+  coverage.start();
 
   // Off-chain metadata documents (json_uri) queued by the list-index refresher and by /v0/token-metadata.
   const offchain = createOffchainFetcher({ db, logger, config: offchainConfig(config) });
@@ -192,6 +193,7 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
     // CLI's token lets `solgate keys|identities` act through this process when it owns an embedded database.
     admin: { token: adminToken, cliToken, plans: accounts.plans },
     ensureCovered: coverage.ensureCovered,
+    trackAddresses: coverage.track,
   });
   let address: string;
   try {
@@ -223,6 +225,7 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
   await app.close();
   clearTimeout(drain);
   ctl.abort();
+  await coverage.stop();
   await backfill?.stop();
   await ingestDone;
   // Deliveries in flight finish and are recorded; the rest stay queued for the next start or another worker.

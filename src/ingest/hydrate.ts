@@ -10,7 +10,7 @@ import type { CoverageReport, EnsureCovered } from '../core/coverage.js';
 import { errorText } from '../core/errors.js';
 import type { AccountUpdate } from '../core/model.js';
 import type { Db } from '../store/db.js';
-import { getIndexOrigin, getStateCoverage, markStateCovered, markStateFailed } from '../store/coverage.js';
+import { dueTracked, getIndexOrigin, getStateCoverage, markStateCovered, markStateFailed, trackAddresses } from '../store/coverage.js';
 import { fetchWalletState, type WalletState } from '../sources/wallet-state.js';
 import type { RpcClient } from '../sources/rpc-client.js';
 import { childBackfills, enqueueBackfill, getBackfills } from '../store/backfill.js';
@@ -34,11 +34,21 @@ export interface CoverageServiceOptions {
 
 export interface CoverageService {
   ensureCovered: EnsureCovered;
-  /** Hydrates addresses ahead of their first request (watch list); resolves with each one's report. */
-  track(addresses: string[]): Promise<Map<string, CoverageReport>>;
+  /**
+   * Puts addresses on the watch list (persisted): the tracking loop reads their state ahead of their first request
+   * and their history is queued for backfill. Resolves once they are recorded, not once they are read.
+   */
+  track(addresses: string[]): Promise<void>;
+  /** Starts the loop that hydrates watched addresses (needs a cluster client; a no-op without one). */
+  start(): void;
+  stop(): Promise<void>;
   /** Hydrations in flight (for /metrics). */
   readonly inFlight: number;
 }
+
+/** Watched addresses hydrated at once by the tracking loop, and the pause before a failed one is tried again. */
+const TRACK_BATCH = 8;
+const TRACK_RETRY_MS = 60_000;
 
 const DEADLOCK = '40P01';
 const isDeadlock = (e: unknown) => (e as { code?: string } | null)?.code === DEADLOCK;
@@ -131,16 +141,45 @@ export function createCoverageService(o: CoverageServiceOptions): CoverageServic
     return p;
   };
 
+  // The tracking loop: hydrates watched addresses whose state was never read, a few at a time.
+  const ctl = new AbortController();
+  let loop: Promise<void> | null = null;
+  let wakeLoop: (() => void) | null = null;
+  async function trackLoop(): Promise<void> {
+    while (!ctl.signal.aborted) {
+      let due: string[] = [];
+      try {
+        due = (await indexOrigin()) === 0 ? [] : await dueTracked(o.db, TRACK_BATCH, TRACK_RETRY_MS);
+        await Promise.all(due.map((a) => ensureCovered(a, 'state')));
+      } catch (e) {
+        o.logger?.warn({ err: e }, 'coverage: tracking round failed');
+      }
+      if (!due.length && !ctl.signal.aborted) await new Promise<void>((r) => {
+        wakeLoop = r;
+        setTimeout(r, 2000).unref();
+      });
+      wakeLoop = null;
+    }
+  }
+
   return {
     ensureCovered,
     async track(addresses) {
-      const out = new Map<string, CoverageReport>();
-      for (const a of [...new Set(addresses)]) out.set(a, await ensureCovered(a, 'state'));
-      if (o.backfill && o.client) {
-        await enqueueBackfill(o.db, [...new Set(addresses)]);
+      const list = [...new Set(addresses)];
+      await trackAddresses(o.db, list);
+      if (o.backfill && o.client && (await indexOrigin()) !== 0) {
+        await enqueueBackfill(o.db, list);
         o.backfill.wake();
       }
-      return out;
+      wakeLoop?.();
+    },
+    start() {
+      if (o.client) loop ??= trackLoop();
+    },
+    async stop() {
+      ctl.abort();
+      wakeLoop?.();
+      await loop;
     },
     get inFlight() {
       return inflight.size;

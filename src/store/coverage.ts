@@ -45,3 +45,40 @@ export async function markStateFailed(q: Queryable, address: string, error: stri
     [address, error.slice(0, 500)],
   );
 }
+
+/** Puts `addresses` on the watch list (idempotent). */
+export async function trackAddresses(q: Queryable, addresses: string[]): Promise<void> {
+  if (!addresses.length) return;
+  await q.query(
+    `INSERT INTO address_coverage AS t (address, tracked_at) SELECT unnest($1::text[]), now()
+     ON CONFLICT (address) DO UPDATE SET tracked_at = COALESCE(t.tracked_at, now())`,
+    [addresses],
+  );
+}
+
+/** Watched addresses whose state was never read, oldest first; those that failed within `retryAfterMs` wait. */
+export async function dueTracked(q: Queryable, limit: number, retryAfterMs: number): Promise<string[]> {
+  const { rows } = await q.query<{ address: string }>(
+    `SELECT address FROM address_coverage
+      WHERE tracked_at IS NOT NULL AND state_slot IS NULL
+        AND (last_error_at IS NULL OR last_error_at < now() - ($2::int * interval '1 millisecond'))
+      ORDER BY tracked_at LIMIT $1`,
+    [limit, retryAfterMs],
+  );
+  return rows.map((r) => r.address);
+}
+
+/** What the index knows of one address: state slot, watch-list time, last error. */
+export async function getCoverageRow(q: Queryable, address: string): Promise<{ stateSlot: number | null; trackedAt: string | null; lastError: string | null } | null> {
+  const { rows } = await q.query<{ state_slot: string | number | null; tracked_at: Date | string | null; last_error: string | null }>(
+    'SELECT state_slot, tracked_at, last_error FROM address_coverage WHERE address = $1',
+    [address],
+  );
+  if (!rows.length) return null;
+  const r = rows[0];
+  return {
+    stateSlot: r.state_slot === null ? null : Number(r.state_slot),
+    trackedAt: r.tracked_at === null ? null : new Date(r.tracked_at).toISOString(),
+    lastError: r.last_error,
+  };
+}

@@ -305,3 +305,39 @@ describe('a backfill stopped mid-way resumes from its cursor', () => {
     expect(resumed.digests).toEqual(whole.digests);
   });
 });
+
+describe('the watch list', () => {
+  it('tracked addresses (and a webhook\'s) are read from the cluster before their first request', async () => {
+    let coverage!: CoverageService;
+    let reads = 0;
+    const ta = await createTestApp((db) => {
+      const ingester = createIngester(db, logger);
+      coverage = createCoverageService({
+        db, ingester, client: clients[0], commitment: 'confirmed', logger,
+        fetchState: (c, a) => (reads++, fetchWalletState(c, a, { commitment: 'confirmed' })),
+      });
+      return { ensureCovered: coverage.ensureCovered, trackAddresses: coverage.track, webhooks: { allowHttp: true, allowPrivate: true } };
+    });
+    try {
+      await recordIndexOrigin(ta.t.db, net.chain.slot + 1);
+      coverage.start();
+      const [a, b] = [demo.wallets[1], demo.wallets[2]];
+      await coverage.track([a]);
+      const created = await ta.app.inject({
+        method: 'POST', url: '/v0/webhooks', headers: { 'x-api-key': ta.key },
+        payload: { webhookURL: 'http://127.0.0.1:9/hook', webhookType: 'enhanced', transactionTypes: ['ANY'], accountAddresses: [b] },
+      });
+      expect(created.statusCode, created.body).toBe(200);
+      const hydrated = async () => (await ta.t.db.query<{ address: string }>('SELECT address FROM address_coverage WHERE state_slot IS NOT NULL AND tracked_at IS NOT NULL')).rows.map((r) => r.address).sort();
+      for (let i = 0; i < 200 && (await hydrated()).length < 2; i++) await sleep(50);
+      expect(await hydrated()).toEqual([a, b].sort());
+      expect(reads).toBe(2);
+      // Their first requests are answered from the index: no further read.
+      for (const w of [a, b]) expect((await get(ta, balancesUrl(w))).coverage).toMatch(/^complete; basis=hydrated; slot=\d+$/);
+      expect(reads).toBe(2);
+    } finally {
+      await coverage.stop();
+      await ta.close();
+    }
+  });
+});

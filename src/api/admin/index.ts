@@ -15,6 +15,7 @@ import type { ApiDeps } from '../deps.js';
 import { normalizeError } from '../plugins/errors.js';
 import { restErrorBody } from '../wire/errors.js';
 import { registerAdminApi } from './api.js';
+import { registerAdminCoverage } from './coverage.js';
 import { createAdminAuthenticator } from './auth.js';
 
 export interface AdminOptions {
@@ -116,6 +117,7 @@ export async function adminApi(app: FastifyInstance, deps: ApiDeps): Promise<voi
       reply.header('cache-control', 'no-store').status(status).send(body);
     });
     registerAdminApi(scope, { db: deps.db, plans });
+    registerAdminCoverage(scope, { db: deps.db, track: deps.trackAddresses, ensureCovered: deps.ensureCovered });
   });
 
   // Without SOLGATE_ADMIN_TOKEN only the CLI uses the admin API; the dashboard says how to turn it on.

@@ -170,6 +170,8 @@ export async function webhooksApi(app: FastifyInstance, deps: ApiDeps): Promise<
       throw new SolgateError('FORBIDDEN', 'Webhook limit reached', {
         details: `the ${key.plan} plan allows ${limit} webhooks per API key; delete one before creating another`,
       });
+    // The addresses a webhook names are read from the cluster ahead of time (watch list).
+    await deps.trackAddresses?.(settings.accountAddresses);
     return { ...webhookWire(r.webhook, key), signingSecret: r.webhook.secret };
   });
 
@@ -190,6 +192,7 @@ export async function webhooksApi(app: FastifyInstance, deps: ApiDeps): Promise<
     if (body.webhookURL !== undefined) await checkResolvedHost(settings.url);
     const w = await updateWebhook(db, key.id, id, settings, body.accountAddresses !== undefined);
     if (!w) throw notFound(id);
+    if (body.accountAddresses !== undefined) await deps.trackAddresses?.(settings.accountAddresses);
     return webhookWire(w, key);
   });
 
