@@ -5,10 +5,10 @@
  */
 
 /**
- * What an answer needs the index to hold for an address: its current state (balances, token accounts, assets), or
- * its whole transaction history (history, transfers, funded-by).
+ * What an answer needs the index to hold for an address: its current state (balances, token accounts, assets), its
+ * whole transaction history (history, transfers, funded-by), or — for an asset id — the asset's own accounts.
  */
-export type CoverageNeed = 'state' | 'history';
+export type CoverageNeed = 'state' | 'history' | 'asset';
 
 export interface CoverageReport {
   /** The answer about this address is complete. */

@@ -12,6 +12,7 @@ import type { AccountUpdate } from '../core/model.js';
 import type { Db } from '../store/db.js';
 import { dueTracked, getIndexOrigin, getStateCoverage, markStateCovered, markStateFailed, trackAddresses } from '../store/coverage.js';
 import { fetchWalletState, type WalletState } from '../sources/wallet-state.js';
+import { fetchAssetState } from '../sources/asset-state.js';
 import type { RpcClient } from '../sources/rpc-client.js';
 import { childBackfills, enqueueBackfill, getBackfills } from '../store/backfill.js';
 import type { Backfiller } from './backfill.js';
@@ -65,11 +66,11 @@ export function createCoverageService(o: CoverageServiceOptions): CoverageServic
     return origin;
   }
 
-  async function hydrate(address: string): Promise<CoverageReport> {
+  async function hydrate(address: string, need: 'state' | 'asset'): Promise<CoverageReport> {
     const client = o.client!;
     const ingester = o.ingester!;
     try {
-      const state = await fetchState(client, address);
+      const state = need === 'asset' ? await fetchAssetState(client, address, { commitment: o.commitment }) : await fetchState(client, address);
       for (let attempt = 0; ; attempt++) {
         try {
           await ingester.ingestAccounts(state.updates);
@@ -133,10 +134,12 @@ export function createCoverageService(o: CoverageServiceOptions): CoverageServic
     const known = (await getStateCoverage(o.db, [address])).get(address);
     if (known !== undefined) return { complete: true, basis: 'hydrated', slot: known };
     if (!o.client) return { complete: false, basis: 'no-cluster' };
-    let p = inflight.get(address);
+    // One read per address at a time; an asset id and a wallet are read differently (an address is one or the other).
+    const key = `${need}:${address}`;
+    let p = inflight.get(key);
     if (!p) {
-      p = hydrate(address).finally(() => inflight.delete(address));
-      inflight.set(address, p);
+      p = hydrate(address, need).finally(() => inflight.delete(key));
+      inflight.set(key, p);
     }
     return p;
   };

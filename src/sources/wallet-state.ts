@@ -14,9 +14,9 @@
  */
 import type { AccountUpdate, Address } from '../core/model.js';
 import { SYSTEM_PROGRAM, TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from '../core/programs.js';
-import { base58ToBytes, bytesToBase58 } from '../core/encoding.js';
-import { decodeAssetAccount, MPL_CORE_PROGRAM, TOKEN_METADATA_PROGRAM } from '../parsers/asset-accounts.js';
-import { findProgramAddressSync } from '../parsers/bubblegum/index.js';
+import { bytesToBase58 } from '../core/encoding.js';
+import { decodeAssetAccount, MPL_CORE_PROGRAM } from '../parsers/asset-accounts.js';
+import { tokenMetadataPdas } from './asset-state.js';
 import { fetchAccountsAtSlot, type AccountFetchRequest } from './account-fetch.js';
 import { normalizeAccountSnapshot } from './normalize-rpc.js';
 import type { RpcClient } from './rpc-client.js';
@@ -34,8 +34,6 @@ export interface WalletStateOptions {
   signal?: AbortSignal;
 }
 
-const METADATA_SEED = new TextEncoder().encode('metadata');
-const EDITION_SEED = new TextEncoder().encode('edition');
 /** MPL Core account key byte of an AssetV1 (`Key::AssetV1`). */
 const CORE_ASSET_KEY = 1;
 
@@ -44,13 +42,6 @@ interface KeyedAccount {
   account: Record<string, unknown>;
 }
 
-function metadataPda(mint: string): string {
-  return findProgramAddressSync([METADATA_SEED, base58ToBytes(TOKEN_METADATA_PROGRAM), base58ToBytes(mint)], TOKEN_METADATA_PROGRAM as Address)[0];
-}
-
-function editionPda(mint: string): string {
-  return findProgramAddressSync([METADATA_SEED, base58ToBytes(TOKEN_METADATA_PROGRAM), base58ToBytes(mint), EDITION_SEED], TOKEN_METADATA_PROGRAM as Address)[0];
-}
 
 /** The `{context, value: [{pubkey, account}]}` answers of getTokenAccountsByOwner / getProgramAccounts(withContext). */
 function keyedAccounts(method: string, res: unknown, minSlot: number): { slot: number; updates: AccountUpdate[] } {
@@ -104,7 +95,7 @@ export async function fetchWalletState(client: RpcClient, wallet: string, opts: 
   }
   const requests: AccountFetchRequest[] = [
     ...mints.map((m) => ({ pubkey: m as Address, closedOwner: SYSTEM_PROGRAM as Address })),
-    ...mints.flatMap((m) => [metadataPda(m), editionPda(m)]).map((p) => ({ pubkey: p as Address, closedOwner: SYSTEM_PROGRAM as Address })),
+    ...mints.flatMap((m) => tokenMetadataPdas(m)).map((p) => ({ pubkey: p as Address, closedOwner: SYSTEM_PROGRAM as Address })),
     ...[...collections].map((c) => ({ pubkey: c as Address, closedOwner: SYSTEM_PROGRAM as Address })),
   ];
   const related = requests.length ? await at(s0, requests) : [];

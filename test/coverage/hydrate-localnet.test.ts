@@ -341,3 +341,31 @@ describe('the watch list', () => {
     }
   });
 });
+
+describe('DAS by id on a late index', () => {
+  it('getAsset / getAssetBatch of assets minted before the index began equal the full index', async () => {
+    let coverage!: CoverageService;
+    const ta = await createTestApp((db) => {
+      coverage = createCoverageService({ db, ingester: createIngester(db, logger), client: clients[0], commitment: 'confirmed', logger });
+      return { ensureCovered: coverage.ensureCovered };
+    });
+    try {
+      await recordIndexOrigin(ta.t.db, net.chain.slot + 1);
+      const ids = [...demo.assets.nfts, demo.assets.collection, demo.mints.token2022];
+      for (const id of ids) {
+        const want = await rpc(full, 'getAsset', { id });
+        const got = await rpc(ta, 'getAsset', { id });
+        expect(got.body.result, id).toEqual(want.body.result);
+        expect(got.coverage).toMatch(/^complete; basis=hydrated; slot=\d+$/);
+      }
+      const batch = await rpc(ta, 'getAssetBatch', { ids: [...ids, demo.wallets[0]] });
+      expect(batch.body.result).toEqual([...(await rpc(full, 'getAssetBatch', { ids })).body.result as unknown[], null]);
+      // An address that is no asset (a wallet) is read once and then known not to be one.
+      const none = await rpc(ta, 'getAsset', { id: demo.wallets[0] });
+      expect(none.body.error).toMatchObject({ code: -32000, message: 'Database Error: RecordNotFound Error: Asset Not Found' });
+      expect(none.coverage).toMatch(/^complete; basis=hydrated/);
+    } finally {
+      await ta.close();
+    }
+  });
+});

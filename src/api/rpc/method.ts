@@ -1,6 +1,7 @@
 /** The shape every JSON-RPC method file exports (one method per file, registered in `registry.ts`). */
 import type { ApiDeps } from '../deps.js';
 import type { CoverageReport } from '../../core/coverage.js';
+import { mapLimit } from '../../core/map-limit.js';
 import type { ParamsSchema } from './params-schema.js';
 
 export interface RpcMethod {
@@ -30,4 +31,12 @@ export interface RpcCallContext {
 export async function requireCoverage(deps: ApiDeps, ctx: RpcCallContext | undefined, address: string): Promise<void> {
   if (!deps.ensureCovered) return;
   ctx?.coverage(await deps.ensureCovered(address, 'state'));
+}
+
+/** The same for asset ids (read from the cluster the first time, 8 at a time); reports the first partial answer. */
+export async function requireAssetCoverage(deps: ApiDeps, ctx: RpcCallContext | undefined, ids: string[]): Promise<void> {
+  const ensure = deps.ensureCovered;
+  if (!ensure || !ids.length) return;
+  const reports = await mapLimit(ids, 8, (id) => ensure(id, 'asset'));
+  ctx?.coverage(reports.find((r) => !r.complete) ?? reports[0]);
 }

@@ -2,7 +2,7 @@
 import { SolgateError } from '../../../core/errors.js';
 import { displayOptions, namedParams, pubkey, requireField } from '../../das/params.js';
 import { loadAssets } from '../../das/load-assets.js';
-import type { RpcMethod } from '../method.js';
+import { requireAssetCoverage, type RpcMethod } from '../method.js';
 import { DISPLAY_OPTIONS, PUBKEY, byNameParams, paramNames } from '../params-schema.js';
 
 /** The by-name params (the accepted names come from here; /docs/openrpc.json describes them). */
@@ -12,9 +12,10 @@ export const getAsset: RpcMethod = {
   name: 'getAsset',
   credits: 10,
   paramsSchema,
-  async handler(params, deps) {
+  async handler(params, deps, ctx) {
     const p = namedParams(params, paramNames(paramsSchema));
     const id = pubkey(requireField(p, 'id'), 'id');
+    await requireAssetCoverage(deps, ctx, [id]);
     const assets = await loadAssets(deps.db, [id], displayOptions(p));
     const a = assets.get(id);
     if (!a) throw new SolgateError('NOT_FOUND', 'Database Error: RecordNotFound Error: Asset Not Found');

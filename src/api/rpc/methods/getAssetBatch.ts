@@ -2,7 +2,7 @@
 import { SolgateError } from '../../../core/errors.js';
 import { displayOptions, namedParams, pubkey, requireField } from '../../das/params.js';
 import { loadAssets } from '../../das/load-assets.js';
-import type { RpcMethod } from '../method.js';
+import { requireAssetCoverage, type RpcMethod } from '../method.js';
 import { DISPLAY_OPTIONS, PUBKEY, byNameParams, paramNames } from '../params-schema.js';
 
 export const MAX_BATCH = 1000;
@@ -15,13 +15,14 @@ export const getAssetBatch: RpcMethod = {
   aliases: ['getAssets', 'get_asset_batch'],
   credits: 10,
   paramsSchema,
-  async handler(params, deps) {
+  async handler(params, deps, ctx) {
     const p = namedParams(params, paramNames(paramsSchema));
     const raw = requireField(p, 'ids');
     if (!Array.isArray(raw)) throw new SolgateError('INVALID_PARAMS', 'Invalid params: `ids` must be an array');
     if (raw.length > MAX_BATCH) throw new SolgateError('INVALID_ARGUMENT', 'Batch Size Error. Batch size should not be greater than 1000.');
     // Like the reference: one entry per distinct id, in first-seen order, null where not found.
     const ids = [...new Set(raw.map((v) => pubkey(v, 'ids')))];
+    await requireAssetCoverage(deps, ctx, ids);
     const assets = await loadAssets(deps.db, ids, displayOptions(p));
     return ids.map((id) => assets.get(id) ?? null);
   },
