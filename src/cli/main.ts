@@ -1,5 +1,5 @@
 /**
- * The `solgate` command. Subcommands: serve, ingest, replay, worker, sender, migrate, keys, identities, track, localnet, config.
+ * The `solgate` command. Subcommands: serve, ingest, backfill, replay, worker, sender, migrate, keys, identities, track, localnet, config.
  * Run `solgate help` for usage.
  *
  * Each subcommand's module is imported when it runs, so `solgate --help` or `solgate config` loads none of the heavy
@@ -15,6 +15,7 @@ import { UsageError } from './usage-error.js';
 const COMMANDS: [cmd: string, line: string, description: string][] = [
   ['serve', 'solgate serve [--demo]', 'Run the HTTP gateway (and ingestion when SOLANA_RPC_URL is set; --demo runs the built-in localnet with demo activity when it is not)'],
   ['ingest', 'solgate ingest [--rpc URL] [--from-slot N]', 'Index a cluster (--rpc or SOLANA_RPC_URL) into the database (no HTTP server)'],
+  ['backfill', 'solgate backfill --from-slot A --to-slot B [--rpc URL] [--concurrency N]', 'Write every block of a slot range of the past (e.g. from an archival RPC) beside live ingestion; resumable'],
   ['replay', 'solgate replay [--light-trees FILE] [--slot N] PATH...', 'Ingest recorded files (getTransaction/getBlock JSON, Geyser-style records, account snapshots) in the given order, then exit; --light-trees pre-loads Light tree metadata (Photon fixture format), --slot indexes every recorded transaction at slot N'],
   ['worker', 'solgate worker', 'Deliver webhook events only (no HTTP server, no ingestion); run as many as needed beside serve/ingest'],
   ['sender', 'solgate sender', 'Run only the Sender interface (POST /fast, GET /ping) on SOLGATE_SENDER_PORT'],
@@ -74,6 +75,15 @@ async function main(argv: string[]): Promise<number> {
       const { values } = parseArgsOf({ args: rest, options: { rpc: { type: 'string' }, 'from-slot': { type: 'string' } } });
       const fromSlot = slotArg('--from-slot', values['from-slot']);
       return (await import('./ingest.js')).runIngest({ rpc: values.rpc, fromSlot });
+    }
+    case 'backfill': {
+      const { values } = parseArgsOf({ args: rest, options: { 'from-slot': { type: 'string' }, 'to-slot': { type: 'string' }, rpc: { type: 'string' }, concurrency: { type: 'string' } } });
+      const fromSlot = slotArg('--from-slot', values['from-slot']);
+      const toSlot = slotArg('--to-slot', values['to-slot']);
+      if (fromSlot === undefined || toSlot === undefined) throw new UsageError('backfill needs --from-slot and --to-slot');
+      const concurrency = values.concurrency === undefined ? undefined : Number(values.concurrency);
+      if (concurrency !== undefined && !(Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= 256)) throw new UsageError(`--concurrency must be an integer from 1 to 256, got "${values.concurrency}"`);
+      return (await import('./backfill.js')).runBackfill({ fromSlot, toSlot, rpc: values.rpc, concurrency });
     }
     case 'replay': {
       const { positionals, values } = parseArgsOf({ args: rest, allowPositionals: true, options: { 'light-trees': { type: 'string' }, slot: { type: 'string' } } });

@@ -14,7 +14,7 @@ import { dueTracked, getIndexOrigin, getStateCoverage, markStateCovered, markSta
 import { fetchWalletState, type WalletState } from '../sources/wallet-state.js';
 import { fetchAssetState } from '../sources/asset-state.js';
 import type { RpcClient } from '../sources/rpc-client.js';
-import { childBackfills, enqueueBackfill, getBackfills } from '../store/backfill.js';
+import { childBackfills, enqueueBackfill, getBackfills, rangesCoverBefore } from '../store/backfill.js';
 import type { Backfiller } from './backfill.js';
 
 export interface CoverageServiceOptions {
@@ -60,9 +60,13 @@ export function createCoverageService(o: CoverageServiceOptions): CoverageServic
   const inflight = new Map<string, Promise<CoverageReport>>();
   const fetchState = o.fetchState ?? ((client: RpcClient, address: string) => fetchWalletState(client, address, { commitment: o.commitment }));
 
+  /**
+   * Where the index's knowledge begins: the slot live ingestion first started from (read until known), or 0 once
+   * bulk backfills (`solgate backfill`) have covered every slot before it.
+   */
   async function indexOrigin(): Promise<number | null> {
-    // Recorded once, when ingestion first starts; read until known.
     if (origin === null) origin = await getIndexOrigin(o.db);
+    if (origin !== null && origin > 0 && (await rangesCoverBefore(o.db, origin))) origin = 0;
     return origin;
   }
 

@@ -42,6 +42,8 @@ export interface Ingester {
    * writes as live blocks, without block rows, checkpoint, webhook events or ZK Compression rows.
    */
   ingestHistory(txs: NormalizedTx[]): Promise<void>;
+  /** The same for whole blocks of the past (bulk backfill of a slot range): their block rows are written too. */
+  ingestHistoryBlocks(blocks: Block[]): Promise<void>;
   /** Folds and writes account updates in one transaction. */
   ingestAccounts(updates: AccountUpdate[]): Promise<void>;
   /**
@@ -145,6 +147,27 @@ export function createIngester(db: Db, logger?: Logger, opts: IngesterOptions = 
     stats.writes++;
   }
 
+  /**
+   * Writes blocks of the past (backfill): the same parse → fold → guarded writes as live blocks, but the checkpoint
+   * stays where live ingestion put it, and no webhook events or ZK Compression rows are made. `whole`: these are
+   * complete blocks (their block rows are written); otherwise pseudo-blocks of single transactions (no block row).
+   */
+  async function writeHistory(blocks: Block[], whole: boolean): Promise<void> {
+    if (!blocks.length) return;
+    const parsed = blocks.map((b) => b.transactions.map((tx): ParsedTx => ({ tx, events: parseTransaction(tx) })));
+    const ctx = await lookupContext(db, parsed.flat(), null);
+    const updates = blocks.map((b, i) => {
+      const u = foldWithCnft(b, parsed[i], ctx);
+      if (!whole) u.block = null;
+      u.slot = null;
+      return u;
+    });
+    await writeUpdates(db, updates);
+    assetIndex.kick();
+    stats.transactions += parsed.reduce((s, p) => s + p.length, 0);
+    stats.writes++;
+  }
+
   const ingester: Ingester = {
     stats,
     async ingestBlocks(blocks) {
@@ -152,21 +175,10 @@ export function createIngester(db: Db, logger?: Logger, opts: IngesterOptions = 
       await write(blocks, await prepare(blocks));
     },
     async ingestHistory(txs) {
-      const blocks = historyBlocks(txs.filter((t) => !t.isVote));
-      if (!blocks.length) return;
-      const parsed = blocks.map((b) => b.transactions.map((tx): ParsedTx => ({ tx, events: parseTransaction(tx) })));
-      const ctx = await lookupContext(db, parsed.flat(), null);
-      const updates = blocks.map((b, i) => {
-        const u = foldWithCnft(b, parsed[i], ctx);
-        // Not a block of the live chain: no block row, and the checkpoint stays where live ingestion put it.
-        u.block = null;
-        u.slot = null;
-        return u;
-      });
-      await writeUpdates(db, updates);
-      assetIndex.kick();
-      stats.transactions += txs.length;
-      stats.writes++;
+      await writeHistory(historyBlocks(txs.filter((t) => !t.isVote)), false);
+    },
+    async ingestHistoryBlocks(blocks) {
+      await writeHistory(blocks.map((b) => ({ ...b, transactions: b.transactions.filter((t) => !t.isVote) })), true);
     },
     async ingestAccounts(updates) {
       if (!updates.length) return;

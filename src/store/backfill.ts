@@ -125,3 +125,44 @@ export async function indexedSignatures(q: Queryable, signatures: string[]): Pro
   const { rows } = await q.query<{ signature: string }>('SELECT signature FROM transactions WHERE signature = ANY($1::text[])', [signatures]);
   return new Set(rows.map((r) => r.signature));
 }
+
+/** A slot-range backfill (`backfill_ranges`). */
+export interface BackfillRange {
+  fromSlot: number;
+  toSlot: number;
+  nextSlot: number;
+  status: 'running' | 'done';
+  blocks: number;
+  transactions: number;
+}
+
+/** The range `[from, to]`, created (from its start) if it does not exist. */
+export async function openBackfillRange(q: Queryable, from: number, to: number): Promise<BackfillRange> {
+  await q.query('INSERT INTO backfill_ranges (from_slot, to_slot, next_slot) VALUES ($1, $2, $1) ON CONFLICT DO NOTHING', [from, to]);
+  const { rows } = await q.query<Record<string, string | number>>('SELECT * FROM backfill_ranges WHERE from_slot = $1 AND to_slot = $2', [from, to]);
+  const r = rows[0];
+  return { fromSlot: Number(r.from_slot), toSlot: Number(r.to_slot), nextSlot: Number(r.next_slot), status: r.status as 'running' | 'done', blocks: Number(r.blocks), transactions: Number(r.transactions) };
+}
+
+/** Records a written window of the range: it resumes at `nextSlot`; `done` once past `to`. */
+export async function advanceBackfillRange(q: Queryable, from: number, to: number, nextSlot: number, blocks: number, transactions: number): Promise<void> {
+  await q.query(
+    `UPDATE backfill_ranges SET next_slot = $3, blocks = blocks + $4, transactions = transactions + $5,
+       status = CASE WHEN $3 > to_slot THEN 'done' ELSE 'running' END, finished_at = CASE WHEN $3 > to_slot THEN now() END
+      WHERE from_slot = $1 AND to_slot = $2`,
+    [from, to, nextSlot, blocks, transactions],
+  );
+}
+
+/** Whether finished ranges cover every slot of `[0, slot)` (the index then knows everything before `slot`). */
+export async function rangesCoverBefore(q: Queryable, slot: number): Promise<boolean> {
+  const { rows } = await q.query<{ from_slot: string | number; to_slot: string | number }>(
+    `SELECT from_slot, to_slot FROM backfill_ranges WHERE status = 'done' ORDER BY from_slot`,
+  );
+  let covered = 0; // every slot below `covered` is covered
+  for (const r of rows) {
+    if (Number(r.from_slot) > covered) break;
+    covered = Math.max(covered, Number(r.to_slot) + 1);
+  }
+  return covered >= slot;
+}
