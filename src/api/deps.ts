@@ -1,5 +1,5 @@
 /** Everything the HTTP API needs, composed by the CLI (no globals). */
-import type { EnsureCovered } from '../core/coverage.js';
+import type { EnsureCovered, IndexCoverage } from '../core/coverage.js';
 import type { Logger } from 'pino';
 import type { Db } from '../store/db.js';
 import type { TokenRegistry } from '../pricing/token-registry.js';
@@ -31,6 +31,8 @@ export interface ApiDeps {
    * (src/ingest/hydrate.ts, wired in cli/). Absent: answers carry no coverage header (tests of other behaviour).
    */
   ensureCovered?: EnsureCovered;
+  /** The coverage of answers about no single address (JSON-RPC methods that report none of their own). */
+  indexCoverage?: IndexCoverage;
   /** Puts addresses on the watch list (read ahead of their first request); webhooks' addresses go there too. */
   trackAddresses?: (addresses: string[]) => Promise<void>;
 }

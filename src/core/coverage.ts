@@ -17,15 +17,19 @@ export interface CoverageReport {
    * Why: `genesis` (the index has every block since the cluster's first), `hydrated` (the address's state was read
    * from the cluster at `slot` and followed since), `backfilled` (its history was read back to its first
    * transaction), `backfilling` (that is under way: complete from `slot` on), `truncated` (the cluster serves its
-   * history only from `slot` on), `no-cluster` (no cluster RPC to read from), `failed` (the read failed; `error`).
+   * history only from `slot` on), `since-origin` (an answer over many addresses: the index holds what happened from
+   * `slot`, where it began, on), `no-cluster` (no cluster RPC to read from), `failed` (the read failed; `error`).
    */
-  basis: 'genesis' | 'hydrated' | 'backfilled' | 'backfilling' | 'truncated' | 'no-cluster' | 'failed';
+  basis: 'genesis' | 'hydrated' | 'backfilled' | 'backfilling' | 'truncated' | 'since-origin' | 'no-cluster' | 'failed';
   /** `hydrated`: the slot the state was read at; `backfilling`/`truncated`: the oldest slot the history is complete from. */
   slot?: number;
   error?: string;
 }
 
 export type EnsureCovered = (address: string, need: CoverageNeed) => Promise<CoverageReport>;
+
+/** The coverage of an answer that is about no single address (lists by collection or creator, ZK Compression). */
+export type IndexCoverage = () => Promise<CoverageReport>;
 
 /** The response header that says whether an answer is complete. */
 export const COVERAGE_HEADER = 'x-solgate-coverage';

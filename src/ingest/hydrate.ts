@@ -6,7 +6,7 @@
  * a failed read is recorded and answered as partial (the next request tries again).
  */
 import type { Logger } from 'pino';
-import type { CoverageReport, EnsureCovered } from '../core/coverage.js';
+import type { CoverageReport, EnsureCovered, IndexCoverage } from '../core/coverage.js';
 import { errorText } from '../core/errors.js';
 import type { AccountUpdate } from '../core/model.js';
 import type { Db } from '../store/db.js';
@@ -35,6 +35,8 @@ export interface CoverageServiceOptions {
 
 export interface CoverageService {
   ensureCovered: EnsureCovered;
+  /** Complete from genesis, or partial: what happened since the index's origin. */
+  indexCoverage: IndexCoverage;
   /**
    * Puts addresses on the watch list (persisted): the tracking loop reads their state ahead of their first request
    * and their history is queued for backfill. Resolves once they are recorded, not once they are read.
@@ -171,6 +173,11 @@ export function createCoverageService(o: CoverageServiceOptions): CoverageServic
 
   return {
     ensureCovered,
+    async indexCoverage() {
+      const origin = await indexOrigin();
+      if (origin === 0) return { complete: true, basis: 'genesis' };
+      return origin === null ? { complete: false, basis: 'no-cluster' } : { complete: false, basis: 'since-origin', slot: origin };
+    },
     async track(addresses) {
       const list = [...new Set(addresses)];
       await trackAddresses(o.db, list);

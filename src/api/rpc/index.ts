@@ -79,7 +79,10 @@ export async function jsonRpcApi(app: FastifyInstance, deps: ApiDeps): Promise<v
         throw new SolgateError('INVALID_REQUEST', 'Invalid request');
       const m = methods.get(r.method);
       if (!m) throw new SolgateError('METHOD_NOT_FOUND', 'Method not found');
-      const result = await m.handler(r.params, deps, ctx);
+      // Coverage: the method's own report (per address), else the index's (complete from genesis, or since its origin).
+      let reported = false;
+      const result = await m.handler(r.params, deps, { coverage: (c) => ((reported = true), ctx.coverage(c)) });
+      if (!reported && deps.indexCoverage) ctx.coverage(await deps.indexCoverage());
       countCall(r.method, 'ok');
       return { jsonrpc: '2.0', result, id };
     } catch (err) {
