@@ -232,6 +232,18 @@ export async function getCnftAssets(q: Queryable, ids: string[]): Promise<Map<st
   return out;
 }
 
+/**
+ * Whether the index holds `tree`'s history from its first change (a change log of seq 1 among the asset
+ * instructions it indexed); a tree first seen later lacks the nodes its earlier changes wrote.
+ */
+export async function treeHistoryFromStart(q: Queryable, tree: string): Promise<boolean> {
+  const { rows } = await q.query<{ first: string | number | null }>(
+    'SELECT min(s.seq) AS first FROM cnft_signatures s JOIN cnft_assets a ON a.asset_id = s.asset_id WHERE a.tree = $1',
+    [tree],
+  );
+  return rows[0]?.first !== null && rows[0]?.first !== undefined && Number(rows[0].first) <= 1;
+}
+
 /** Depth of each tree (the level of its stored root row); trees without a root row are absent. */
 export async function getTreeDepths(q: Queryable, trees: string[]): Promise<Map<string, number>> {
   const out = new Map<string, number>();

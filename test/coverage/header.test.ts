@@ -23,7 +23,7 @@ afterAll(async () => ta?.close());
 const COLLECTION = '2MJeqBXcRmy3PXvQP5RRPqeig2CTfnXv5nGT3wRD1xW5';
 const OWNER = 'HkdmoXct4zKyAfgZgpuavKzmuvf2Z5UZ35v1UUW3Z9Jk';
 
-async function post(payload: unknown) {
+async function post(payload: object) {
   const r = await ta.app.inject({ method: 'POST', url: '/', headers: { 'x-api-key': ta.key }, payload });
   expect(r.statusCode, r.body).toBe(200);
   return r.headers['x-solgate-coverage'];

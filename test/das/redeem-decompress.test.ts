@@ -89,6 +89,16 @@ describe('redeemed compressed NFTs (reference behaviour)', () => {
     }
   });
 
+  it('a proof on a tree whose earlier history is not indexed is refused as unavailable, naming the tree', async () => {
+    // The mainnet tree of this asset had 58 leaves before it; only this asset's transactions are indexed.
+    await resetChainTables(ta.t.db);
+    await applyInputs(ta, [MINT, REDEEM]);
+    const res = await callRpc(ta, 'getAssetProof', { id: ASSET });
+    expect(res.result).toBeUndefined();
+    const tree = (MINT_REDEEM_SNAP as { compression: { tree: string } }).compression.tree;
+    expect(res.error).toEqual({ code: -32000, message: `Proof not available: the index does not hold the whole history of tree ${tree}` });
+  });
+
   it('once the decompressed mint and metadata are indexed, the asset is no longer in a tree: no proof', async () => {
     for (const order of [[MINT, REDEEM, DECOMPRESS_TX, ACCOUNTS], [ACCOUNTS, DECOMPRESS_TX, REDEEM, MINT]]) {
       await resetChainTables(ta.t.db);

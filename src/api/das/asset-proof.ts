@@ -7,7 +7,7 @@ import { SolgateError } from '../../core/errors.js';
 import { buildProof, verifyBuiltProof } from '../../proofs/verify.js';
 import { nodeFromBase58 } from '../../proofs/hash.js';
 import { leafNodeIndex, proofNodeIndexes } from '../../proofs/paths.js';
-import { getCnftAssets, getTreeDepths, getTreeNodes, type StoredCnft } from '../../store/cnft.js';
+import { getCnftAssets, getTreeDepths, getTreeNodes, treeHistoryFromStart, type StoredCnft } from '../../store/cnft.js';
 import { getCheckpoint } from '../../store/chain.js';
 import { getMetadataByMint } from '../../store/asset-accounts.js';
 import { proofsVerified, proofVerificationFailures } from '../../core/metrics.js';
@@ -50,10 +50,20 @@ export async function loadAssetProofs(q: Queryable, ids: string[]): Promise<Map<
     }
     const nodes = await getTreeNodes(q, tree, [...wanted]);
     for (const { asset, depth } of list) {
+      let missing = 0;
       const built = buildProof(asset.leafIndex, depth, (n) => {
         const h = nodes.get(n);
+        if (h === undefined) missing++;
         return h === undefined ? undefined : nodeFromBase58(h);
       });
+      if (!verifyBuiltProof(built) && missing > 0 && !(await treeHistoryFromStart(q, tree))) {
+        // Nodes never written read as empty subtrees: true of a tree indexed from its first change, not of one whose
+        // earlier history the index lacks (its proof cannot be built, which is no corruption of what is stored).
+        throw new SolgateError('NOT_FOUND', `Proof not available: the index does not hold the whole history of tree ${tree}`, {
+          details: `${missing} node(s) of the path of leaf ${asset.leafIndex} were never indexed, so the tree's earlier transactions are missing (docs/coverage.md)`,
+          context: { assetId: asset.assetId, tree, leafIndex: asset.leafIndex, missing },
+        });
+      }
       if (!verifyBuiltProof(built)) {
         proofVerificationFailures.inc({ kind: 'das' });
         throw new SolgateError('INTERNAL', `stored Merkle nodes of tree ${tree} do not give a valid proof for asset ${asset.assetId}`, {
