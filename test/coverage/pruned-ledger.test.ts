@@ -61,7 +61,7 @@ afterAll(async () => {
 });
 
 describe('history on a cluster that pruned its ledger', () => {
-  it('is answered as partial from the first slot the cluster serves, and funded-by is 503 saying so', async () => {
+  it('is answered as partial from the first slot the cluster serves, and funded-by is 404 saying why', async () => {
     const first = Number(((await (await fetch(net.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getFirstAvailableBlock', params: [] }) })).json()) as { result: number }).result);
     expect(first).toBeGreaterThan(1);
     const w = demo.wallets[1];
@@ -72,8 +72,8 @@ describe('history on a cluster that pruned its ledger', () => {
     expect(slots.length).toBeGreaterThan(0);
     expect(Math.min(...slots)).toBeGreaterThanOrEqual(first);
     const f = await ta.app.inject({ method: 'GET', url: `/v1/wallet/${w}/funded-by`, headers: { 'x-api-key': ta.key } });
-    expect(f.statusCode).toBe(503);
+    expect(f.statusCode).toBe(404);
     expect(f.headers['retry-after']).toBeUndefined();
-    expect(f.json().details).toBe(`${w}: the cluster serves its history only from slot ${first} on, so its first funding cannot be known`);
+    expect(f.json()).toEqual({ error: 'Funding source cannot be known', code: 404, details: `${w}: the cluster serves its history only from slot ${first} on, so its first funding cannot be known` });
   });
 });

@@ -33,6 +33,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pino from 'pino';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { createCoverageService } from '../../src/ingest/hydrate.js';
 import { listRoutes } from '../helpers/routes.js';
 import { seedLightTrees } from '../helpers/db.js';
 import { RPC_METHODS } from '../../src/api/rpc/registry.js';
@@ -528,12 +529,19 @@ function collectStrings(v: unknown, out: Set<string>): void {
 beforeAll(async () => {
   const unreachable = 'http://127.0.0.1:9/';
   const router = createRouter({ rpcUrls: [unreachable], blockEngineUrl: unreachable, statusUrl: unreachable, upstreamTimeoutMs: 300, rebroadcastMs: 1000, maxRebroadcastMs: 2000, logger: pino({ level: 'silent' }) });
-  ta = await createTestApp({
-    admin: { token: ADMIN_TOKEN },
-    webhooks: { allowHttp: true, allowPrivate: true },
-    sender: { router, policy: { tipAccounts: DEFAULT_TIP_ACCOUNTS, minTipLamports: 200_000n, minTipSwqosLamports: 5_000n }, rateLimitPerSecond: 1_000_000 },
-    // The cluster knows no transaction (each signature is looked up; the answer is an empty list).
-    enhanced: { getTransaction: async () => null },
+  ta = await createTestApp((db) => {
+    // Coverage as in a serve without a cluster RPC: answers say what they lack; the watch list is recorded.
+    const coverage = createCoverageService({ db, client: null, commitment: 'confirmed', logger: pino({ level: 'silent' }) });
+    return {
+      admin: { token: ADMIN_TOKEN },
+      webhooks: { allowHttp: true, allowPrivate: true },
+      sender: { router, policy: { tipAccounts: DEFAULT_TIP_ACCOUNTS, minTipLamports: 200_000n, minTipSwqosLamports: 5_000n }, rateLimitPerSecond: 1_000_000 },
+      // The cluster knows no transaction (each signature is looked up; the answer is an empty list).
+      enhanced: { getTransaction: async () => null },
+      ensureCovered: coverage.ensureCovered,
+      indexCoverage: coverage.indexCoverage,
+      trackAddresses: coverage.track,
+    };
   });
   // Seeds: Light trees, a few DAS reference cases (one per method), a webhook and a second key the admin routes act on.
   await seedLightTrees(ta.t.db);

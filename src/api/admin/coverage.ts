@@ -24,32 +24,30 @@ export interface AdminCoverageOptions {
   ensureCovered?: EnsureCovered;
 }
 
+/** Registers the routes; a process without a coverage service (tests of other parts) has none of them (404). */
 export function registerAdminCoverage(app: FastifyInstance, o: AdminCoverageOptions): void {
-  const needService = () => {
-    if (!o.track || !o.ensureCovered) throw new SolgateError('UNAVAILABLE', 'Coverage is not available in this process', { details: 'the process that ingests (serve with SOLANA_RPC_URL) tracks addresses' });
-  };
+  const { track, ensureCovered } = o;
+  if (!track || !ensureCovered) return;
 
   app.post(
     '/admin/api/track',
     { schema: { body: { type: 'object', properties: { addresses: { type: 'array', minItems: 1, maxItems: MAX_TRACK_ADDRESSES, items: { type: 'string' } } }, required: ['addresses'], additionalProperties: false } } },
     async (req, reply) => {
-      needService();
       const addresses = (req.body as { addresses: string[] }).addresses;
       const bad = addresses.filter((a) => !isAddress(a));
       if (bad.length) throw new SolgateError('INVALID_PARAMS', `${bad.length} invalid address${bad.length === 1 ? '' : 'es'}; nothing tracked`, { details: bad.slice(0, 20).join(', ') });
-      await o.track!(addresses);
+      await track(addresses);
       return reply.status(202).send({ tracked: new Set(addresses).size });
     },
   );
 
   app.get('/admin/api/coverage/:address', { schema: { params: { type: 'object', properties: { address: { type: 'string', maxLength: 64 } }, required: ['address'] } } }, async (req) => {
-    needService();
     const address = (req.params as { address: string }).address;
     if (!isAddress(address)) throw new SolgateError('INVALID_PARAMS', 'Invalid address', { details: `'${address}' is not a valid Solana address` });
     const [row, backfills] = await Promise.all([getCoverageRow(o.db, address), getBackfills(o.db, [address])]);
     const b = backfills.get(address);
     // The state report may read the address now (as its first request would); history is only reported.
-    const state = await o.ensureCovered!(address, 'state');
+    const state = await ensureCovered(address, 'state');
     return {
       address,
       state: coverageHeaderValue(state),

@@ -1,6 +1,6 @@
 /**
- * GET /v1/wallet/{wallet}/funded-by: the wallet's first incoming SOL transfer; 404 when none is indexed; 503 while
- * the wallet's history is not complete in the index (`x-solgate-coverage` says why).
+ * GET /v1/wallet/{wallet}/funded-by: the wallet's first incoming SOL transfer; 404 when none is indexed or when it
+ * cannot be known; 503 while the wallet's history is being read (`x-solgate-coverage` says why).
  */
 import type { FastifyInstance } from 'fastify';
 import { SolgateError } from '../../../core/errors.js';
@@ -12,18 +12,22 @@ import type { ApiDeps } from '../../deps.js';
 import { readableSlot, reportCoverage, walletParam, walletParamsSchema } from './common.js';
 import type { CoverageReport } from '../../../core/coverage.js';
 
-/** 503 saying why the first funding is not known yet, and when it will be. */
+/**
+ * Why the first funding is not known: 503 with Retry-After while it can still be learnt (the history is being read,
+ * or reading it failed and is retried); 404 when this index cannot learn it (the cluster pruned that history, or
+ * there is no cluster RPC to read it from) — never a later transfer presented as the first.
+ */
 function fundingUnknown(wallet: string, cov: CoverageReport): SolgateError {
-  const why: Record<string, string> = {
-    backfilling: `its history before slot ${cov.slot ?? '?'} is being read from the cluster; ask again when it is done`,
-    truncated: `the cluster serves its history only from slot ${cov.slot ?? '?'} on, so its first funding cannot be known`,
-    'no-cluster': 'the index began after the wallet\'s first transactions and has no cluster RPC to read them from',
-    failed: `reading its history from the cluster failed (${cov.error ?? 'unknown error'}); the next request tries again`,
-  };
-  return new SolgateError('UNAVAILABLE', 'Funding source not known yet', {
-    details: `${wallet}: ${why[cov.basis] ?? cov.basis}`,
-    retryAfter: cov.basis === 'backfilling' || cov.basis === 'failed' ? 5 : undefined,
-  });
+  if (cov.basis === 'backfilling' || cov.basis === 'failed') {
+    const why = cov.basis === 'backfilling'
+      ? `its history before slot ${cov.slot ?? '?'} is being read from the cluster; ask again when it is done`
+      : `reading its history from the cluster failed (${cov.error ?? 'unknown error'}); the next request tries again`;
+    return new SolgateError('UNAVAILABLE', 'Funding source not known yet', { details: `${wallet}: ${why}`, retryAfter: 5 });
+  }
+  const why = cov.basis === 'truncated'
+    ? `the cluster serves its history only from slot ${cov.slot ?? '?'} on, so its first funding cannot be known`
+    : `the index does not hold the wallet's history from its first transaction and has no cluster RPC to read it from`;
+  return new SolgateError('NOT_FOUND', 'Funding source cannot be known', { details: `${wallet}: ${why}` });
 }
 
 export function registerFundedByRoute(app: FastifyInstance, deps: ApiDeps): void {
