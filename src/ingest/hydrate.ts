@@ -45,13 +45,16 @@ export interface CoverageService {
   /** Starts the loop that hydrates watched addresses (needs a cluster client; a no-op without one). */
   start(): void;
   stop(): Promise<void>;
-  /** Hydrations in flight (for /metrics). */
+  /** Reads of the cluster in flight. */
   readonly inFlight: number;
 }
 
 /** Watched addresses hydrated at once by the tracking loop, and the pause before a failed one is tried again. */
 const TRACK_BATCH = 8;
 const TRACK_RETRY_MS = 60_000;
+
+/** How often the service looks whether bulk backfills have made the index complete from genesis. */
+const RANGES_RECHECK_MS = 10_000;
 
 const DEADLOCK = '40P01';
 const isDeadlock = (e: unknown) => (e as { code?: string } | null)?.code === DEADLOCK;
@@ -66,9 +69,14 @@ export function createCoverageService(o: CoverageServiceOptions): CoverageServic
    * Where the index's knowledge begins: the slot live ingestion first started from (read until known), or 0 once
    * bulk backfills (`solgate backfill`) have covered every slot before it.
    */
+  let rangesCheckedAt = 0;
   async function indexOrigin(): Promise<number | null> {
     if (origin === null) origin = await getIndexOrigin(o.db);
-    if (origin !== null && origin > 0 && (await rangesCoverBefore(o.db, origin))) origin = 0;
+    // Bulk backfills finish rarely: looked at once per RANGES_RECHECK_MS, not on every request.
+    if (origin !== null && origin > 0 && Date.now() - rangesCheckedAt > RANGES_RECHECK_MS) {
+      rangesCheckedAt = Date.now();
+      if (await rangesCoverBefore(o.db, origin)) origin = 0;
+    }
     return origin;
   }
 
