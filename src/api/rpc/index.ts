@@ -106,10 +106,12 @@ export async function jsonRpcApi(app: FastifyInstance, deps: ApiDeps): Promise<v
         if (call) await deps.meter.charge(req, reply, call);
       }
     // Coverage reported by the calls: the header says partial when any answer is (the first such report).
-    const reports: CoverageReport[] = [];
-    const ctx: RpcCallContext = { coverage: (r) => void reports.push(r) };
-    const out = Array.isArray(body) ? await Promise.all(body.map((r) => one(r, ctx))) : await one(body, ctx);
-    if (reports.length) reply.header(COVERAGE_HEADER, coverageHeaderValue(reports.find((r) => !r.complete) ?? reports[0]));
+    // Reports are kept per call, so the header does not depend on which call of a batch finished first.
+    const reports: CoverageReport[][] = [];
+    const ctxOf = (i: number): RpcCallContext => ({ coverage: (r) => void (reports[i] ??= []).push(r) });
+    const out = Array.isArray(body) ? await Promise.all(body.map((r, i) => one(r, ctxOf(i)))) : await one(body, ctxOf(0));
+    const all = reports.flat();
+    if (all.length) reply.header(COVERAGE_HEADER, coverageHeaderValue(all.find((r) => !r.complete) ?? all[0]));
     return out;
   });
 }
