@@ -45,8 +45,6 @@ export interface CoverageService {
   /** Starts the loop that hydrates watched addresses (needs a cluster client; a no-op without one). */
   start(): void;
   stop(): Promise<void>;
-  /** Reads of the cluster in flight. */
-  readonly inFlight: number;
 }
 
 /** Watched addresses hydrated at once by the tracking loop, and the pause before a failed one is tried again. */
@@ -202,9 +200,6 @@ export function createCoverageService(o: CoverageServiceOptions): CoverageServic
       ctl.abort();
       wakeLoop?.();
       await loop;
-    },
-    get inFlight() {
-      return inflight.size;
     },
   };
 }

@@ -86,7 +86,11 @@ function foldWithCnft(b: Block, parsed: ParsedTx[], ctx: FoldContext): BlockUpda
 /** Historical transactions as one pseudo-block per slot (their position in the slot is unknown). */
 function historyBlocks(txs: NormalizedTx[]): Block[] {
   const bySlot = new Map<number, NormalizedTx[]>();
-  for (const tx of txs) bySlot.set(tx.slot, [...(bySlot.get(tx.slot) ?? []), tx]);
+  for (const tx of txs) {
+    const list = bySlot.get(tx.slot);
+    if (list) list.push(tx);
+    else bySlot.set(tx.slot, [tx]);
+  }
   return [...bySlot].map(([slot, list]) => ({
     slot, parentSlot: null, blockhash: null, previousBlockhash: null, blockTime: list[0].blockTime, blockHeight: null, transactions: list,
   }));
