@@ -29,7 +29,22 @@ export interface LocalChainOptions {
    * carries its own accounts.
    */
   light?: boolean;
+  /**
+   * Accounts installed at genesis as they are, like `solana-test-validator --account ADDRESS FILE`: e.g. recorded
+   * accounts of programs the chain cannot run (Token Metadata, MPL Core), so `getProgramAccounts` and the account
+   * methods serve them. Ignored when restoring a snapshot, which carries its own accounts.
+   */
+  accounts?: GenesisAccount[];
   warn?: (message: string, context: Record<string, unknown>) => void;
+}
+
+/** An account installed at genesis (`LocalChainOptions.accounts`). */
+export interface GenesisAccount {
+  address: string;
+  lamports: bigint;
+  owner: string;
+  data: Uint8Array;
+  executable?: boolean;
 }
 
 /** Outcome of `sendTransaction`. */

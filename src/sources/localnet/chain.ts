@@ -29,7 +29,7 @@ import type { LocalAccount, LocalBlock, LocalSimulation, LocalTx } from './types
 import { decodeWireTransaction, replaceBlockhash } from './wire.js';
 import type { ChainSnapshotMeta, LocalChainOptions, SendOutcome } from './chain-options.js';
 
-export type { ChainSnapshotMeta, LocalChainOptions, SendOutcome } from './chain-options.js';
+export type { ChainSnapshotMeta, GenesisAccount, LocalChainOptions, SendOutcome } from './chain-options.js';
 
 /** Number of blocks a blockhash stays usable (agave MAX_PROCESSING_AGE). */
 export const BLOCKHASH_VALIDITY = 150;
@@ -39,7 +39,7 @@ const MAX_SLOT_HASHES = 512;
 export class LocalChain {
   private svm: LiteSVM;
   private readonly store: BlockStore;
-  private readonly opts: Required<Omit<LocalChainOptions, 'faucetSeed' | 'warn' | 'light' | 'hotBlocks' | 'ledgerDir'>> & Pick<LocalChainOptions, 'warn'>;
+  private readonly opts: Required<Omit<LocalChainOptions, 'faucetSeed' | 'warn' | 'light' | 'hotBlocks' | 'ledgerDir' | 'accounts'>> & Pick<LocalChainOptions, 'warn'>;
   /** What `light: true` loaded at genesis (null when not requested, or when restored from a snapshot). */
   readonly light: LightGenesisSummary | null = null;
   private pending: LocalTx[] = [];
@@ -82,6 +82,12 @@ export class LocalChain {
       this.openTime = resume.openTime;
     } else {
       if (opts.light) this.light = installLightGenesis(svm);
+      for (const a of opts.accounts ?? []) {
+        svm.setAccount({
+          address: toAddress(a.address), lamports: lamports(a.lamports), data: a.data, programAddress: toAddress(a.owner),
+          executable: a.executable ?? false, space: BigInt(a.data.length),
+        });
+      }
       const slot = this.opts.startSlot;
       this.openTime = Math.floor(this.opts.now() / 1000);
       svm.expireBlockhash();

@@ -28,12 +28,14 @@
  *   @lightprotocol/zk-compression-cli, as `light test-validator` does (`light.ts`; kit builders for what runs
  *   without a prover in `light-instructions.ts`). Off by default: it adds 0.1–0.25 s to start-up, ~14 MB of
  *   accounts (and to every snapshot) and ~65 MB of resident memory.
+ * - `accounts: [...]` installs accounts at genesis as they are (`solana-test-validator --account`), e.g. recorded
+ *   Token Metadata or MPL Core accounts, whose programs the chain cannot run.
  */
 import { LocalChain, type LocalChainOptions } from './chain.js';
 import { startRpcServer } from './rpc-server.js';
 
 export { LocalChain, BLOCKHASH_VALIDITY } from './chain.js';
-export type { LocalChainOptions, SendOutcome, ChainSnapshotMeta } from './chain.js';
+export type { LocalChainOptions, SendOutcome, ChainSnapshotMeta, GenesisAccount } from './chain.js';
 export { startRpcServer, handleRpcBody } from './rpc-server.js';
 export type { LocalRpcServer } from './rpc-server.js';
 export { startDemoWorkload } from './demo.js';
