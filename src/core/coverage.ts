@@ -7,8 +7,15 @@
 /**
  * What an answer needs the index to hold for an address: its current state (balances, token accounts, assets), its
  * whole transaction history (history, transfers, funded-by), or — for an asset id — the asset's own accounts.
+ * For a key that lists assets (DAS getAssetsByGroup / ByCreator / ByAuthority, searchAssets): every asset of the
+ * collection (`group`), naming it as a creator (`creator`) or having it as an authority (`authority`).
  */
-export type CoverageNeed = 'state' | 'history' | 'asset';
+export type CoverageNeed = 'state' | 'history' | 'asset' | KeyNeed;
+
+/** The needs of a key that lists assets (`ingest/hydrate-group.ts`). */
+export type KeyNeed = 'group' | 'creator' | 'authority';
+export const KEY_NEEDS: readonly KeyNeed[] = ['group', 'creator', 'authority'];
+export const isKeyNeed = (n: CoverageNeed): n is KeyNeed => (KEY_NEEDS as readonly string[]).includes(n);
 
 export interface CoverageReport {
   /** The answer about this address is complete. */
@@ -18,26 +25,39 @@ export interface CoverageReport {
    * from the cluster at `slot` and followed since), `backfilled` (its history was read back to its first
    * transaction), `backfilling` (that is under way: complete from `slot` on), `truncated` (the cluster serves its
    * history only from `slot` on), `since-origin` (an answer over many addresses: the index holds what happened from
-   * `slot`, where it began, on), `no-cluster` (no cluster RPC to read from), `failed` (the read failed; `error`).
+   * `slot`, where it began, on), `accounts` (a key's assets that are accounts were read at `slot` and followed
+   * since, but it may also have compressed NFTs or assets no account filter finds: `reason`), `no-cluster` (no
+   * cluster RPC to read from), `failed` (the read failed; `error`).
    */
-  basis: 'genesis' | 'hydrated' | 'backfilled' | 'backfilling' | 'truncated' | 'since-origin' | 'no-cluster' | 'failed';
-  /** `hydrated`: the slot the state was read at; `backfilling`/`truncated`: the oldest slot the history is complete from. */
+  basis: 'genesis' | 'hydrated' | 'backfilled' | 'backfilling' | 'truncated' | 'since-origin' | 'accounts' | 'no-cluster' | 'failed';
+  /**
+   * `hydrated`/`accounts`: the slot the state was read at; `backfilling`/`truncated`: the oldest slot the history is
+   * complete from.
+   */
   slot?: number;
   error?: string;
+  /** `accounts`: what the answer may lack, and why. */
+  reason?: string;
 }
 
 export type EnsureCovered = (address: string, need: CoverageNeed) => Promise<CoverageReport>;
 
-/** The coverage of an answer that is about no single address (lists by collection or creator, ZK Compression). */
-export type IndexCoverage = () => Promise<CoverageReport>;
+/**
+ * The coverage of an answer that is about no single address (lists by collection or creator, searches), or — with
+ * `family: 'zk'` — of a ZK Compression answer (complete once the trees' history before the origin was read).
+ */
+export type IndexCoverage = (family?: 'zk') => Promise<CoverageReport>;
 
 /** The response header that says whether an answer is complete. */
 export const COVERAGE_HEADER = 'x-solgate-coverage';
 
-/** The header value: `complete; basis=hydrated; slot=123` or `partial; basis=failed; error="…"`. */
+const quoted = (s: string) => `"${s.replace(/["\\\r\n]/g, ' ').slice(0, 200)}"`;
+
+/** The header value: `complete; basis=hydrated; slot=123`, `partial; basis=failed; error="…"`, `partial; basis=accounts; slot=S; reason="…"`. */
 export function coverageHeaderValue(r: CoverageReport): string {
   const parts = [r.complete ? 'complete' : 'partial', `basis=${r.basis}`];
   if (r.slot !== undefined) parts.push(`slot=${r.slot}`);
-  if (r.error) parts.push(`error="${r.error.replace(/["\\\r\n]/g, ' ').slice(0, 200)}"`);
+  if (r.error) parts.push(`error=${quoted(r.error)}`);
+  if (r.reason) parts.push(`reason=${quoted(r.reason)}`);
   return parts.join('; ');
 }

@@ -6,7 +6,7 @@
  * a failed read is recorded and answered as partial (the next request tries again).
  */
 import type { Logger } from 'pino';
-import type { CoverageReport, EnsureCovered, IndexCoverage } from '../core/coverage.js';
+import { isKeyNeed, type CoverageReport, type EnsureCovered, type IndexCoverage, type KeyNeed } from '../core/coverage.js';
 import { errorText } from '../core/errors.js';
 import type { AccountUpdate } from '../core/model.js';
 import type { Db } from '../store/db.js';
@@ -16,6 +16,7 @@ import { fetchAssetState } from '../sources/asset-state.js';
 import type { RpcClient } from '../sources/rpc-client.js';
 import { childBackfills, enqueueBackfill, getBackfills, rangesCoverBefore } from '../store/backfill.js';
 import type { Backfiller } from './backfill.js';
+import { createKeyCoverage } from './hydrate-group.js';
 
 export interface CoverageServiceOptions {
   db: Db;
@@ -42,6 +43,8 @@ export interface CoverageService {
    * and their history is queued for backfill. Resolves once they are recorded, not once they are read.
    */
   track(addresses: string[]): Promise<void>;
+  /** Puts keys that list assets (collections, creators, authorities) on the watch list (`hydrate-group.ts`). */
+  trackKeys(need: KeyNeed, keys: string[]): Promise<void>;
   /** Starts the loop that hydrates watched addresses (needs a cluster client; a no-op without one). */
   start(): void;
   stop(): Promise<void>;
@@ -62,6 +65,8 @@ export function createCoverageService(o: CoverageServiceOptions): CoverageServic
   let origin: number | null = null;
   const inflight = new Map<string, Promise<CoverageReport>>();
   const fetchState = o.fetchState ?? ((client: RpcClient, address: string) => fetchWalletState(client, address, { commitment: o.commitment }));
+  // Lists by collection, creator or authority: their own module (reads, persisted rows, watch loop).
+  const keys = createKeyCoverage({ db: o.db, ingester: o.ingester, client: o.client, commitment: o.commitment, logger: o.logger, indexOrigin });
 
   /**
    * Where the index's knowledge begins: the slot live ingestion first started from (read until known), or 0 once
@@ -143,6 +148,7 @@ export function createCoverageService(o: CoverageServiceOptions): CoverageServic
   const ensureCovered: EnsureCovered = async (address, need) => {
     if ((await indexOrigin()) === 0) return { complete: true, basis: 'genesis' };
     if (need === 'history') return history(address);
+    if (isKeyNeed(need)) return keys.ensure(address, need);
     const known = (await getStateCoverage(o.db, [address])).get(address);
     if (known !== undefined) return { complete: true, basis: 'hydrated', slot: known };
     if (!o.client) return { complete: false, basis: 'no-cluster' };
@@ -193,13 +199,16 @@ export function createCoverageService(o: CoverageServiceOptions): CoverageServic
       }
       wakeLoop?.();
     },
+    trackKeys: (need, list) => keys.track(need, list),
     start() {
       if (o.client) loop ??= trackLoop();
+      keys.start();
     },
     async stop() {
       ctl.abort();
       wakeLoop?.();
       await loop;
+      await keys.stop();
     },
   };
 }

@@ -36,6 +36,18 @@ export function tokenMetadataPdas(mint: string): [string, string] {
   ];
 }
 
+/**
+ * The token account holding the one token of an NFT mint (supply 1), from `getTokenLargestAccounts` at `minSlot` or
+ * later; null when no account holds it.
+ */
+export async function nftHolder(client: RpcClient, mint: string, minSlot: number, opts: { commitment: 'confirmed' | 'finalized'; signal?: AbortSignal }): Promise<string | null> {
+  const largest = await client.call<{ value?: { address?: unknown; amount?: unknown }[] }>(
+    'getTokenLargestAccounts', [mint, { commitment: opts.commitment, minContextSlot: minSlot }], opts.signal,
+  );
+  const holder = largest?.value?.find((v) => v.amount === '1')?.address;
+  return typeof holder === 'string' ? holder : null;
+}
+
 const exists = (u: AccountUpdate): boolean => u.lamports > 0n || u.data.length > 0 || u.owner !== SYSTEM_PROGRAM;
 
 /** Reads asset `id`'s current state (see the module comment). Throws on an RPC failure. */
@@ -55,11 +67,8 @@ export async function fetchAssetState(client: RpcClient, id: string, opts: { com
     related.push(...tokenMetadataPdas(id));
     if (mint.supply === 1n) {
       calls++;
-      const largest = await client.call<{ value?: { address?: unknown; amount?: unknown }[] }>(
-        'getTokenLargestAccounts', [id, { commitment: opts.commitment, minContextSlot: s0 }], opts.signal,
-      );
-      const holder = largest?.value?.find((v) => v.amount === '1')?.address;
-      if (typeof holder === 'string') related.push(holder);
+      const holder = await nftHolder(client, id, s0, opts);
+      if (holder) related.push(holder);
     }
   } else if (self.owner === MPL_CORE_PROGRAM) {
     const d = decodeAssetAccount(self);

@@ -44,7 +44,7 @@ interface KeyedAccount {
 
 
 /** The `{context, value: [{pubkey, account}]}` answers of getTokenAccountsByOwner / getProgramAccounts(withContext). */
-function keyedAccounts(method: string, res: unknown, minSlot: number): { slot: number; updates: AccountUpdate[] } {
+export function keyedAccounts(method: string, res: unknown, minSlot: number): { slot: number; updates: AccountUpdate[] } {
   const r = res as { context?: { slot?: unknown }; value?: unknown } | null;
   const slot = Number(r?.context?.slot);
   if (!Number.isSafeInteger(slot) || slot < minSlot) throw new Error(`${method}: context slot ${JSON.stringify(r?.context?.slot)} is not at least ${minSlot}`);
