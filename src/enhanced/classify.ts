@@ -126,8 +126,17 @@ function analyse(tx: NormalizedTx, events: readonly DomainEvent[], ctx: Classify
  * the same decision as `classifyTransaction`, without rendering `accountData` and `instructions`.
  */
 export function classifyType(tx: NormalizedTx, events: readonly DomainEvent[], ctx: ClassifyContext = {}): TransactionType {
-  if (tx.meta?.err != null) return 'UNKNOWN';
-  return analyse(tx, events, ctx).verdict.type;
+  return classifyTypeAndSwap(tx, events, ctx).type;
+}
+
+/**
+ * The `type` of the enhanced form of `tx` and, when it is a SWAP, its `events.swap` (what ingestion derives swap
+ * prices from): the same decision as `classifyTransaction`, in one pass.
+ */
+export function classifyTypeAndSwap(tx: NormalizedTx, events: readonly DomainEvent[], ctx: ClassifyContext = {}): { type: TransactionType; swap: SwapEvent | null } {
+  if (tx.meta?.err != null) return { type: 'UNKNOWN', swap: null };
+  const { verdict } = analyse(tx, events, ctx);
+  return { type: verdict.type, swap: verdict.type === 'SWAP' ? (verdict.swap ?? null) : null };
 }
 
 export function classifyTransaction(tx: NormalizedTx, events: readonly DomainEvent[], ctx: ClassifyContext = {}): EnhancedTransaction {

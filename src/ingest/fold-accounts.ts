@@ -8,6 +8,7 @@ import { accountPos, emptyUpdate, type BlockUpdate } from '../store/block-update
 import { decodeTokenProgramAccount } from '../parsers/accounts/token-program.js';
 import { decodeNameRecord } from '../parsers/accounts/name-service.js';
 import { assetAccountRows } from './fold-asset-accounts.js';
+import { pythPriceRows } from './fold-prices.js';
 
 /** Supply set from a mint snapshot sorts after every supply change of the same slot. */
 const SNAPSHOT_ORD = 2_147_483_647;
@@ -56,5 +57,6 @@ export function foldAccounts(updates: AccountUpdate[]): BlockUpdate {
     if (name) u.nameRecords.push({ ...name, slot: a.slot, writeVersion: a.writeVersion });
   }
   u.assetAccounts = assetAccountRows(updates);
+  u.pythPrices = pythPriceRows(updates);
   return u;
 }

@@ -7,12 +7,14 @@ import type { Block, NormalizedTx } from '../core/model.js';
 import { isWritable } from '../core/model.js';
 import { NATIVE_DECIMALS, NATIVE_MINT } from '../core/programs.js';
 import { unknownIndexTiebreak } from '../core/tx-position.js';
-import { classifyType } from '../enhanced/classify.js';
+import { classifyTypeAndSwap } from '../enhanced/classify.js';
+import type { SwapEvent } from '../enhanced/types.js';
 import type { DomainEvent } from '../parsers/events.js';
 import type { BalanceChange, BlockUpdate, TokenAccountPatch, WalletTransferRow } from '../store/block-update.js';
 import { emptyUpdate, posOf } from '../store/block-update.js';
 import { indexedTokenDeltas } from '../parsers/balances.js';
 import { isInfrastructureAddress } from './infrastructure.js';
+import { swapPriceRows } from './fold-prices.js';
 
 /** What the store already knows about a token account. */
 export interface KnownTokenAccount {
@@ -77,7 +79,7 @@ function foldTx(u: BlockUpdate, { tx, events }: ParsedTx, ctx: FoldContext): voi
   const meta = tx.meta;
   const keys = tx.accountKeys;
   const n = keys.length;
-  const enhancedType = enhancedTypeOf(tx, events, ctx);
+  const { type: enhancedType, swap } = enhancedTypeOf(tx, events, ctx);
   u.transactions.push({
     signature: tx.signature,
     slot: tx.slot,
@@ -151,6 +153,8 @@ function foldTx(u: BlockUpdate, { tx, events }: ParsedTx, ctx: FoldContext): voi
   }
 
   foldEvents(u, tx, events, pos, txIndex, resolve, ctx);
+  // Prices of the tokens it swapped against USDC/USDT/SOL (./fold-prices.ts).
+  if (swap) u.swapPrices.push(...swapPriceRows(tx, swap, pos));
 
   // Absolute token balances after the transaction come last so they win over same-position event patches.
   if (meta && !meta.err && meta.postTokenBalances) {
@@ -174,14 +178,15 @@ function foldTx(u: BlockUpdate, { tx, events }: ParsedTx, ctx: FoldContext): voi
 }
 
 /**
- * The enhanced type of a transaction (the classifier's `type`, what history `?type=` filters on). A transaction the
- * classifier cannot handle gets none (it matches no type filter) instead of stopping ingestion.
+ * The enhanced type of a transaction (the classifier's `type`, what history `?type=` filters on), and its swap event
+ * when it is a SWAP. A transaction the classifier cannot handle gets none (it matches no type filter) instead of
+ * stopping ingestion.
  */
-function enhancedTypeOf(tx: NormalizedTx, events: DomainEvent[], ctx: FoldContext): string | null {
+function enhancedTypeOf(tx: NormalizedTx, events: DomainEvent[], ctx: FoldContext): { type: string | null; swap: SwapEvent | null } {
   try {
-    return classifyType(tx, events, ctx);
+    return classifyTypeAndSwap(tx, events, ctx);
   } catch {
-    return null;
+    return { type: null, swap: null };
   }
 }
 

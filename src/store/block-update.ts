@@ -6,6 +6,7 @@
  */
 import type { AssetAccountRow } from './asset-accounts.js';
 import type { CnftAssetPatch, CnftNodeRow, CnftSignatureRow } from './cnft.js';
+import type { PythPriceRow, SwapPriceRow } from './prices.js';
 
 /** A change to one balance of a wallet in one transaction (raw signed amount). */
 export interface BalanceChange {
@@ -163,6 +164,9 @@ export interface BlockUpdate {
   cnftAssets: CnftAssetPatch[];
   cnftNodes: CnftNodeRow[];
   cnftSignatures: CnftSignatureRow[];
+  /** Pyth price updates (PriceUpdateV2 accounts) and swap-derived prices (src/store/prices.ts). */
+  pythPrices: PythPriceRow[];
+  swapPrices: SwapPriceRow[];
 }
 
 export function emptyUpdate(slot: number | null): BlockUpdate {
@@ -183,6 +187,8 @@ export function emptyUpdate(slot: number | null): BlockUpdate {
     cnftAssets: [],
     cnftNodes: [],
     cnftSignatures: [],
+    pythPrices: [],
+    swapPrices: [],
   };
 }
 

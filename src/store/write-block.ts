@@ -20,6 +20,7 @@ import { writeCnft } from './cnft.js';
 import { combineStatements, dedupeBy, type Statement } from './bulk.js';
 import { editionMintsStatement } from './editions.js';
 import { dirtyStatement } from './das-index.js';
+import { pythPricesStatement, swapPricesStatement } from './prices.js';
 
 /** Concatenates updates into one (rows keep their own positions, so merging is order-safe). */
 export function mergeUpdates(updates: BlockUpdate[]): BlockUpdate {
@@ -42,6 +43,8 @@ export function mergeUpdates(updates: BlockUpdate[]): BlockUpdate {
     out.cnftAssets.push(...u.cnftAssets);
     out.cnftNodes.push(...u.cnftNodes);
     out.cnftSignatures.push(...u.cnftSignatures);
+    out.pythPrices.push(...u.pythPrices);
+    out.swapPrices.push(...u.swapPrices);
   }
   return out;
 }
@@ -52,10 +55,10 @@ export function mergeUpdates(updates: BlockUpdate[]): BlockUpdate {
  */
 const CORE_FIELDS: ReadonlySet<string> = new Set([
   'block', 'slot', 'transactions', 'addressLinks', 'solBalances', 'mints', 'supplyChanges', 'tokenAccounts',
-  'tokenExtensions', 'transfers', 'funding',
+  'tokenExtensions', 'transfers', 'funding', 'pythPrices', 'swapPrices',
 ]);
 
-/** The guarded inserts of the chain, token and wallet-activity families, and the checkpoint. */
+/** The guarded inserts of the chain, token, wallet-activity and price families, and the checkpoint. */
 function coreStatements(u: BlockUpdate, blocks: BlockUpdate[]): Statement[] {
   const stmts = [
     blocksStatement(blocks.flatMap((b) => (b.block ? [b.block] : []))),
@@ -68,6 +71,8 @@ function coreStatements(u: BlockUpdate, blocks: BlockUpdate[]): Statement[] {
     tokenExtensionsStatement(u.tokenExtensions),
     transfersStatement(u.transfers),
     fundingStatement(u.funding),
+    pythPricesStatement(u.pythPrices),
+    swapPricesStatement(u.swapPrices),
     u.slot !== null ? checkpointStatement(u.slot) : null,
   ];
   return stmts.filter((s): s is Statement => s !== null);

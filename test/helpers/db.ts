@@ -51,6 +51,7 @@ export const CHAIN_TABLES = [
   'asset_accounts', 'tm_edition_mints',
   'cnft_assets', 'cnft_nodes', 'cnft_signatures',
   'das_assets', 'das_asset_creators', 'das_asset_authorities', 'das_asset_groups', 'das_dirty',
+  'pyth_prices', 'swap_prices',
 ];
 
 /** The ZK Compression tables ingestion writes. */
