@@ -1,5 +1,5 @@
 /** Everything the HTTP API needs, composed by the CLI (no globals). */
-import type { EnsureCovered, IndexCoverage } from '../core/coverage.js';
+import type { EnsureCovered, IndexCoverage, KeyNeed } from '../core/coverage.js';
 import type { Logger } from 'pino';
 import type { Db } from '../store/db.js';
 import type { TokenRegistry } from '../pricing/token-registry.js';
@@ -35,4 +35,6 @@ export interface ApiDeps {
   indexCoverage?: IndexCoverage;
   /** Puts addresses on the watch list (read ahead of their first request); webhooks' addresses go there too. */
   trackAddresses?: (addresses: string[]) => Promise<void>;
+  /** Puts keys that list assets (collections, creators, authorities) on the watch list. */
+  trackKeys?: (need: KeyNeed, keys: string[]) => Promise<void>;
 }

@@ -25,7 +25,7 @@ const COMMANDS: [cmd: string, line: string, description: string][] = [
   ['keys', 'solgate keys revoke ID', 'Revoke a key at once'],
   ['keys', 'solgate keys rotate ID [--json]', 'Replace a key\'s secret (the old one stops working at once)'],
   ['identities', 'solgate identities import FILE', 'Load known entities (CSV address,name,type,category[,tags], or a JSON array)'],
-  ['track', 'solgate track ADDRESS... | --file FILE', 'Put addresses on the watch list: their state and history are read from the cluster ahead of their first request'],
+  ['track', 'solgate track [--collection|--creator|--authority] ADDRESS... | --file FILE', 'Put addresses on the watch list: their state and history (or, with a flag, the assets of a collection, creator or authority) are read from the cluster ahead of their first request'],
   ['localnet', 'solgate localnet [--port P] [--demo]', 'Run only the built-in local chain (JSON-RPC)'],
   ['config', 'solgate config [--json]', 'Print every environment variable with its default'],
 ];

@@ -194,6 +194,7 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
     admin: { token: adminToken, cliToken, plans: accounts.plans },
     ensureCovered: coverage.ensureCovered,
     trackAddresses: coverage.track,
+    trackKeys: coverage.trackKeys,
     indexCoverage: coverage.indexCoverage,
   });
   let address: string;

@@ -42,6 +42,10 @@ export interface CoverageReport {
 
 export type EnsureCovered = (address: string, need: CoverageNeed) => Promise<CoverageReport>;
 
+/** The report of a key whose assets were read at `slot`: complete, or what its accounts may not include (`partial`). */
+export const keyReadReport = (slot: number, partial: string | null): CoverageReport =>
+  partial === null ? { complete: true, basis: 'hydrated', slot } : { complete: false, basis: 'accounts', slot, reason: partial };
+
 /**
  * The coverage of an answer that is about no single address (lists by collection or creator, searches), or — with
  * `family: 'zk'` — of a ZK Compression answer (complete once the trees' history before the origin was read).

@@ -10,7 +10,7 @@
  * Used by the coverage service (`hydrate.ts`), which answers for an index complete from genesis before asking here.
  */
 import type { Logger } from 'pino';
-import type { CoverageReport, KeyNeed } from '../core/coverage.js';
+import { keyReadReport as readReport, type CoverageReport, type KeyNeed } from '../core/coverage.js';
 import { errorText } from '../core/errors.js';
 import type { AccountUpdate } from '../core/model.js';
 import type { Db } from '../store/db.js';
@@ -47,10 +47,6 @@ const TRACK_RETRY_MS = 60_000;
 
 const DEADLOCK = '40P01';
 const isDeadlock = (e: unknown) => (e as { code?: string } | null)?.code === DEADLOCK;
-
-/** The report of a key read at `slot`: complete, or what its accounts may not include. */
-const readReport = (slot: number, partial: string | null): CoverageReport =>
-  partial === null ? { complete: true, basis: 'hydrated', slot } : { complete: false, basis: 'accounts', slot, reason: partial };
 
 export function createKeyCoverage(o: KeyCoverageOptions): KeyCoverage {
   if (o.client && !o.ingester) throw new Error('createKeyCoverage: a cluster client needs an ingester to write what it reads');

@@ -117,7 +117,7 @@ export async function adminApi(app: FastifyInstance, deps: ApiDeps): Promise<voi
       reply.header('cache-control', 'no-store').status(status).send(body);
     });
     registerAdminApi(scope, { db: deps.db, plans });
-    registerAdminCoverage(scope, { db: deps.db, track: deps.trackAddresses, ensureCovered: deps.ensureCovered });
+    registerAdminCoverage(scope, { db: deps.db, track: deps.trackAddresses, trackKeys: deps.trackKeys, ensureCovered: deps.ensureCovered });
   });
 
   // Without SOLGATE_ADMIN_TOKEN only the CLI uses the admin API; the dashboard says how to turn it on.

@@ -1,6 +1,6 @@
 /** The shape every JSON-RPC method file exports (one method per file, registered in `registry.ts`). */
 import type { ApiDeps } from '../deps.js';
-import type { CoverageReport } from '../../core/coverage.js';
+import type { CoverageNeed, CoverageReport, KeyNeed } from '../../core/coverage.js';
 import { mapLimit } from '../../core/map-limit.js';
 import { getStateCoverage } from '../../store/coverage.js';
 import type { ParamsSchema } from './params-schema.js';
@@ -49,4 +49,30 @@ export async function requireAssetCoverage(deps: ApiDeps, ctx: RpcCallContext | 
   if (!rest.length) return ctx?.coverage({ complete: true, basis: 'hydrated', slot: Math.min(...known.values()) });
   const reports = await mapLimit(rest, 8, (id) => ensure(id, 'asset'));
   ctx?.coverage(reports.find((r) => !r.complete) ?? reports[0]);
+}
+
+/**
+ * A list by collection (`group`), creator or authority: asks `deps.ensureCovered` about the key (read from the
+ * cluster the first time, `ingest/hydrate-group.ts`) and reports the answer's coverage to the call.
+ */
+export async function requireKeyCoverage(deps: ApiDeps, ctx: RpcCallContext | undefined, need: KeyNeed, key: string): Promise<void> {
+  if (!deps.ensureCovered) return;
+  ctx?.coverage(await deps.ensureCovered(key, need));
+}
+
+/**
+ * searchAssets: the filters' keys (owner, collection, creator, authority) each select a candidate set and the answer
+ * is their intersection, so it is complete as soon as one set is (every matching asset is in that set). The keys are
+ * asked in order until one is complete; otherwise the first partial report is the answer's.
+ */
+export async function requireAnyCoverage(deps: ApiDeps, ctx: RpcCallContext | undefined, keys: { need: CoverageNeed; key: string }[]): Promise<void> {
+  const ensure = deps.ensureCovered;
+  if (!ensure || !keys.length) return;
+  let first: CoverageReport | undefined;
+  for (const k of keys) {
+    const r = await ensure(k.key, k.need);
+    if (r.complete) return ctx?.coverage(r);
+    first ??= r;
+  }
+  if (first) ctx?.coverage(first);
 }

@@ -4,11 +4,15 @@
  * the owner, creator, authority and grouping filters select the candidate set and are never negated; every other
  * filter is a condition. With no `supply` filter, zero-supply assets are left out unless burnt. The most selective
  * index drives the query: owner holdings, then group, creator, authority, else the asset index in sort order.
+ * Coverage: an owner, collection, creator or authority the index has not covered is read from the cluster first,
+ * and the answer is complete when any one of them is (`requireAnyCoverage`, docs/coverage.md).
  */
+import type { CoverageNeed } from '../../../core/coverage.js';
 import { SolgateError } from '../../../core/errors.js';
+import { isAddress } from '../../../core/encoding.js';
 import { displayOptions, namedParams, pubkey, type Params } from '../../das/params.js';
 import { answerList, bind, type ListQuery } from '../../das/list-assets.js';
-import type { RpcMethod } from '../method.js';
+import { requireAnyCoverage, type RpcMethod } from '../method.js';
 import { DAS_LIST_FIELDS, PUBKEY, byNameParams, nullable, paramNames, type JsonSchema } from '../params-schema.js';
 
 const INTERFACES = ['V1_NFT', 'V1_PRINT', 'LEGACY_NFT', 'V2_NFT', 'FungibleAsset', 'FungibleToken', 'Custom', 'Identity', 'Executable', 'ProgrammableNFT', 'MplCoreAsset', 'MplCoreCollection'];
@@ -93,7 +97,7 @@ export const searchAssets: RpcMethod = {
   aliases: ['search_assets'],
   credits: 10,
   paramsSchema,
-  async handler(params, deps) {
+  async handler(params, deps, ctx) {
     const p = namedParams(params, paramNames(paramsSchema));
     const opts = displayOptions(p);
     const query: ListQuery = { drive: { kind: 'assets' }, where: [], params: [] };
@@ -173,6 +177,13 @@ export const searchAssets: RpcMethod = {
     const negate = bool(p, 'negate') ?? false;
     const combined = conds.map((c) => `(${c})`).join(conditionType === 'all' ? ' AND ' : ' OR ');
     query.where.push(...candidates, negate ? `(${combined}) IS NOT TRUE` : combined);
+
+    const keys: { need: CoverageNeed; key: string }[] = [];
+    if (owner !== undefined) keys.push({ need: 'state', key: owner });
+    if (grouping?.[0] === 'collection' && isAddress(grouping[1])) keys.push({ need: 'group', key: grouping[1] });
+    if (creator !== undefined) keys.push({ need: 'creator', key: creator });
+    if (authority !== undefined) keys.push({ need: 'authority', key: authority });
+    await requireAnyCoverage(deps, ctx, keys);
     return answerList(deps.db, query, p, opts, owner, deps.tokens);
   },
 };
