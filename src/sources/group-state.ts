@@ -170,7 +170,7 @@ export async function fetchKeyState(client: RpcClient, need: KeyNeed, key: strin
       keep(self);
       keepCore(await coreAssetsWhere(UA_COLLECTION, keyBytes), (a) => a.updateAuthority.type === 'Collection' && a.updateAuthority.address === key);
       const size = selfDecoded.currentSize;
-      if (size !== core.length) partial = `the collection counts ${size} assets and ${core.length} are MPL Core accounts; the others are compressed NFTs, read only from their tree's history`;
+      if (size !== core.length) partial = `the collection counts ${size} asset${size === 1 ? '' : 's'} and ${core.length} ${core.length === 1 ? 'is an MPL Core account' : 'are MPL Core accounts'}; the others are compressed NFTs, read only from their tree's history`;
     } else {
       keepMetadata(await metadataWhere(TM_COLLECTION_KEY_OFFSETS), (m) => m.collection?.key === key);
       const isMint = (self.owner === TOKEN_PROGRAM || self.owner === TOKEN_2022_PROGRAM) && decodeTokenProgramAccount(self)?.kind === 'mint';
@@ -235,7 +235,7 @@ export async function fetchKeyState(client: RpcClient, need: KeyNeed, key: strin
     const details = d?.kind === 'tm.metadata' ? d.collectionDetails : null;
     const verified = metadata.filter((m) => m.collection?.verified).length;
     if (details?.version !== 'V1') partial = 'an unsized collection: how many items it has is not recorded on chain, so compressed NFTs of it cannot be ruled out';
-    else if (details.size !== BigInt(verified)) partial = `the collection counts ${details.size} verified items and ${verified} are Token Metadata accounts; the others are compressed NFTs, read only from their tree's history`;
+    else if (details.size !== BigInt(verified)) partial = `the collection counts ${details.size} verified item${details.size === 1n ? '' : 's'} and ${verified} ${verified === 1 ? 'is a Token Metadata account' : 'are Token Metadata accounts'}; the others are compressed NFTs, read only from their tree's history`;
   }
 
   const list = [...updates.values()];

@@ -2,7 +2,8 @@
  * DAS lists by collection, creator and authority on an index that began after those assets were made: a localnet
  * holds real recorded mainnet accounts (the DAS reference fixtures: an MPL Core collection with its assets, three
  * SMB Gen3 pNFTs of a Token Metadata collection, a Mad Lads pNFT — mints, metadata and holding token accounts)
- * installed at genesis, as the chain cannot run the Metaplex programs. One index ingests those accounts directly
+ * installed at genesis, as the chain cannot run the Metaplex programs; and an MPL Core collection whose one member is
+ * a compressed NFT (Bubblegum V2), whose mint and transfer the reference index also replays. One index ingests those accounts directly
  * (the reference); a late index, whose origin is after them, reads each key's assets from the localnet with
  * getProgramAccounts filters on its first getAssetsByGroup / ByCreator / ByAuthority / searchAssets request. The
  * answers are compared by content, with the `x-solgate-coverage` header; concurrent first requests share one read;
@@ -25,8 +26,12 @@ import { DAS_DIR } from '../das/harness.js';
 const logger = pino({ level: 'silent' });
 
 /** The recorded accounts installed on the chain (one file per account). */
-const CASES = ['mpl_core_get_assets_by_group', 'reg_get_asset_by_group', 'get_asset_by_creator_with_show_fungible'];
+const CASES = ['mpl_core_get_assets_by_group', 'reg_get_asset_by_group', 'get_asset_by_creator_with_show_fungible', 'mint_v2_to_collection_transfer_v2'];
 const files = CASES.flatMap((c) => readdirSync(join(DAS_DIR, 'decoded', 'accounts', c)).map((f) => join(DAS_DIR, 'decoded', 'accounts', c, f)));
+/** The compressed NFT's mint and transfers: only the reference index has them (they are no accounts). */
+const CNFT_TXS = readdirSync(join(DAS_DIR, 'decoded', 'transactions', 'mint_v2_to_collection_transfer_v2')).map((f) => join(DAS_DIR, 'decoded', 'transactions', 'mint_v2_to_collection_transfer_v2', f));
+const CNFT_COLLECTION = '9r8CKUNFd3zGV5cDcQNf9iiMgkavYqGLBFLLiT4bgwA9';
+const CNFT = '86c2p9hZJTPWmFRKz1znX3yx9E8vhESk9wr9soTMET8Y';
 
 const CORE_COLLECTION = 'JChzyyp1CnNz56tJLteQ5BsbngmWQ3JwcxLZrmuQA5b7';
 /** The Core collection's update authority (and so its assets'); also their owner. */
@@ -97,7 +102,7 @@ beforeAll(async () => {
   net = await createLocalnet({ slotMs: 0, accounts: genesisAccounts() });
   for (let i = 0; i < 3; i++) net.chain.produceSlot();
   full = await createTestApp();
-  await replayInto(full.t.db, files);
+  await replayInto(full.t.db, [...files, ...CNFT_TXS]);
 }, 120_000);
 
 afterAll(async () => {
@@ -144,6 +149,15 @@ describe('lists by key on a late index equal the index that ingested the account
     expect(b.coverage).toMatch(/^partial; basis=accounts; slot=\d+; reason="no collection mint account: .*compressed NFTs/);
     // The holders were read: each SMB is owned.
     for (const item of b.result.items as unknown as { ownership: { owner: string } }[]) expect(item.ownership.owner).not.toBe('');
+  });
+
+  it('a Core collection whose member is a compressed NFT: its current_size says one is missing, partial with the reason', async () => {
+    const params = { groupKey: 'collection', groupValue: CNFT_COLLECTION, ...byId };
+    const a = await rpc(full, 'getAssetsByGroup', params);
+    expect(a.result.items.map((i) => i.id)).toEqual([CNFT]);
+    const b = await rpc(late, 'getAssetsByGroup', params);
+    expect(b.result.total).toBe(0);
+    expect(b.coverage).toMatch(/^partial; basis=accounts; slot=\d+; reason="the collection counts 1 asset and 0 are MPL Core accounts; the others are compressed NFTs, read only from their tree's history"$/);
   });
 
   it('getAssetsByCreator at creator positions 0, 1 and 2 (fungibles shown), partial: compressed NFTs and Core creators are not filterable', async () => {
