@@ -21,6 +21,13 @@ import { createLocalnet, startDemoWorkload, type Localnet, type DemoWorkload, ty
 import { DEMO_TOKENS, type DemoOptions, type DemoState, type LightDemoInfo } from '../sources/localnet/demo.js';
 import { onMintTokenMetadata } from '../sources/localnet/demo-assets.js';
 import type { TokenInfo } from '../pricing/token-registry.js';
+import { NATIVE_MINT } from '../core/programs.js';
+
+/**
+ * SOL's price on the demo chain: it has no Pyth accounts and no DEX pools to derive one from, so the demo's registry
+ * overrides it with this placeholder (docs/prices.md), as it prices the demo tokens.
+ */
+export const DEMO_SOL_PRICE_USD = 150;
 
 /** The snapshot directory's name inside SOLGATE_DATA_DIR. */
 export const DEMO_SNAPSHOT_DIR = 'localnet-snapshot';
@@ -274,13 +281,13 @@ export async function startDemoChain(o: {
  * The registry entries of the demo mints: `DEMO_TOKENS` for those without metadata of their own (SPL Token,
  * compressed), the on-chain TokenMetadata for the Token-2022 ones (read through `accountData`; a mint without it
  * gets no entry). `DEMO_TOKENS` is the one place the demo's names are defined: the workload writes the Token-2022
- * ones on chain from it.
+ * ones on chain from it. Plus SOL's placeholder price (`DEMO_SOL_PRICE_USD`).
  */
 export function demoTokenOverlay(
   mints: { splToken: string; compressed: string | null; token2022: string[] },
   accountData: (mint: string) => Uint8Array | null,
 ): Array<[string, TokenInfo]> {
-  const out: Array<[string, TokenInfo]> = [[mints.splToken, { ...DEMO_TOKENS.splToken }]];
+  const out: Array<[string, TokenInfo]> = [[NATIVE_MINT, { priceUsd: DEMO_SOL_PRICE_USD }], [mints.splToken, { ...DEMO_TOKENS.splToken }]];
   if (mints.compressed) out.push([mints.compressed, { ...DEMO_TOKENS.compressed }]);
   for (const mint of mints.token2022) {
     const data = accountData(mint);

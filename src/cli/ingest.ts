@@ -9,6 +9,8 @@ import { getCheckpoint } from '../store/chain.js';
 import { fetchAccounts } from '../sources/rpc-poller.js';
 import { loadTreeFile } from './light-trees.js';
 import { createOffchainFetcher, offchainConfig } from '../offchain/fetcher.js';
+import { createPythPoller } from '../ingest/pyth-poll.js';
+import { loadPythFeeds } from '../pricing/pyth-feeds.js';
 
 export async function runIngest(opts: { rpc?: string; fromSlot?: number }): Promise<number> {
   const rt = await openRuntime();
@@ -26,6 +28,13 @@ export async function runIngest(opts: { rpc?: string; fromSlot?: number }): Prom
     if (rt.config.zkTreesFile) await loadTreeFile(rt.db, rt.config.zkTreesFile, 'SOLGATE_ZK_TREES');
     // Light trees the index does not know are discovered from the cluster's tree and queue accounts.
     const ingester = createIngester(rt.db, rt.logger, { fetchAccounts: (keys) => fetchAccounts(url, keys, { commitment: rt.config.commitment }) });
+    // Pyth prices: the configured feed accounts, read every SOLGATE_PRICE_PYTH_POLL_MS (docs/prices.md).
+    const pyth = createPythPoller({
+      accounts: [...loadPythFeeds(rt.config.priceFeedsFile).values()].map((f) => f.account),
+      fetchAccounts: (keys) => fetchAccounts(url, keys, { commitment: rt.config.commitment }),
+      ingester, intervalMs: rt.config.pricePythPollMs, logger: rt.logger,
+    });
+    pyth.start();
     // Without a checkpoint, start at SOLGATE_START_SLOT or at the current tip (history before it is not fetched).
     const startSlot = (await getCheckpoint(rt.db)) === null ? (rt.config.startSlot ?? (await getTipSlot(url))) : undefined;
     let fromSlot = opts.fromSlot;
@@ -35,6 +44,7 @@ export async function runIngest(opts: { rpc?: string; fromSlot?: number }): Prom
       // After a failure, resume from the checkpoint (what was committed), not from --from-slot again.
       onRetry: () => void (fromSlot = undefined),
     });
+    await pyth.stop();
     rt.logger.info(ingester.stats, 'ingest: stopped');
   } finally {
     await offchain.stop();

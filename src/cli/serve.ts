@@ -17,6 +17,9 @@ import { dataDirOwner, inUseError } from '../store/data-dir-lock.js';
 import { openRuntime, seedIdentities, type Runtime } from './runtime.js';
 import { buildApp } from '../api/app.js';
 import { createFileTokenRegistry, type TokenInfo } from '../pricing/token-registry.js';
+import { createChainPriceRegistry } from '../pricing/chain-prices.js';
+import { loadPythFeeds } from '../pricing/pyth-feeds.js';
+import { createPythPoller, type PythPoller } from '../ingest/pyth-poll.js';
 import { createIngester, type Ingester } from '../ingest/pipeline.js';
 import { loadTreeFile } from './light-trees.js';
 import { createTipWatcher, type TipWatcher } from '../sources/tip-watcher.js';
@@ -68,6 +71,13 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
   }
   await seedIdentities(rt);
   const overlay = new Map<string, TokenInfo>();
+  let feeds: ReturnType<typeof loadPythFeeds>;
+  try {
+    feeds = loadPythFeeds(config.priceFeedsFile);
+  } catch (err) {
+    await db.close().catch(() => {});
+    throw err;
+  }
   const ctl = new AbortController();
   const closers: (() => Promise<void>)[] = [];
 
@@ -143,6 +153,19 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
     ingestDone = followForever(ingester, poller, { startSlot, signal: ctl.signal, logger });
   }
 
+  // Pyth prices: the feed accounts read from the cluster every SOLGATE_PRICE_PYTH_POLL_MS (not on the demo chain,
+  // which has no Pyth accounts) and written through the ingester's account path (docs/prices.md).
+  let pyth: PythPoller | null = null;
+  if (ingester && rpcUrl && !demo && config.pricePythPollMs > 0) {
+    const url = rpcUrl;
+    pyth = createPythPoller({
+      accounts: [...feeds.values()].map((f) => f.account),
+      fetchAccounts: (keys) => fetchAccounts(url, keys, { commitment: config.commitment }),
+      ingester, intervalMs: config.pricePythPollMs, logger,
+    });
+    pyth.start();
+  }
+
   // Coverage: an address the index has not seen since genesis is read from the cluster on its first request
   // (src/ingest/hydrate.ts); a read that fails is answered as partial within seconds, not after minutes of retries.
   // History before the index's origin is read back per address by a backfill worker (src/ingest/backfill.ts).
@@ -173,7 +196,13 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
     sender: sender ?? undefined,
     db,
     logger,
-    tokens: createFileTokenRegistry(config.tokensFile, { overlay }),
+    // Prices: the registry file's overrides, then Pyth, then swap-derived prices (src/pricing/chain-prices.ts).
+    tokens: createChainPriceRegistry({
+      db,
+      overrides: createFileTokenRegistry(config.tokensFile, { overlay }),
+      feeds,
+      settings: { pythMaxAgeSeconds: config.pricePythMaxAgeSeconds, swapMaxAgeSlots: config.priceSwapMaxAgeSlots },
+    }),
     explorerTxUrl: config.explorerTxUrl,
     fetchAccounts: rpcUrl ? (keys) => fetchAccounts(rpcUrl!, keys, { commitment: config.commitment }) : undefined,
     trustProxy: config.trustProxy,
@@ -227,6 +256,7 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
   await app.close();
   clearTimeout(drain);
   ctl.abort();
+  await pyth?.stop();
   await coverage.stop();
   await backfill?.stop();
   await ingestDone;

@@ -25,7 +25,11 @@ export const ENV_VARS: EnvVar[] = [
   { name: 'SOLGATE_BACKFILL_CONCURRENCY', default: '8', description: 'getTransaction requests in flight per address being backfilled' },
   { name: 'SOLGATE_HISTORY_WAIT_MS', default: '5000', description: 'How long a history request waits for its address\'s backfill before answering as partial (x-solgate-coverage)' },
   { name: 'SOLGATE_POLL_INTERVAL_MS', default: '400', description: 'How often the poller asks for new slots when caught up' },
-  { name: 'SOLGATE_TOKENS_FILE', default: 'data/tokens.json', description: 'Token registry: prices (USD), symbols, names and logos by mint (JSON); reloaded when it changes' },
+  { name: 'SOLGATE_TOKENS_FILE', default: 'data/tokens.json', description: 'Token registry: symbols, names, logos and price overrides (USD) by mint (JSON); reloaded when it changes. A priceUsd here wins over the chain-derived prices' },
+  { name: 'SOLGATE_PRICE_FEEDS_FILE', default: 'data/pyth-feeds.json', description: 'Pyth feeds of the chain-derived prices: mint -> Pyth */USD feed id and its PriceUpdateV2 account (JSON)' },
+  { name: 'SOLGATE_PRICE_PYTH_POLL_MS', default: '10000', description: 'How often serve/ingest read the feed accounts of SOLGATE_PRICE_FEEDS_FILE from the cluster RPC (getMultipleAccounts); 0 = never (Pyth prices then come only from ingested account updates)' },
+  { name: 'SOLGATE_PRICE_PYTH_MAX_AGE_SECONDS', default: '300', description: 'A Pyth price published longer ago than this is not used' },
+  { name: 'SOLGATE_PRICE_SWAP_MAX_AGE_SLOTS', default: '9000', description: 'A swap-derived price more than this many slots behind the indexed slot is not used (9000 slots ≈ 1 hour)' },
   { name: 'SOLGATE_IDENTITIES_FILE', default: 'data/known-entities.csv', description: 'Known-entity registry loaded into an empty database at start (CSV or JSON); `solgate identities import` adds more' },
   { name: 'SOLGATE_EXPLORER_TX_URL', default: 'https://orbmarkets.io/tx/', description: 'Prefix of funded-by `explorerUrl`' },
   { name: 'SOLGATE_TRUST_PROXY', default: 'false', description: 'Trust X-Forwarded-For for client IPs (IP allow-lists behind a proxy): false | true | hop count | CIDR list' },
@@ -94,6 +98,11 @@ export interface Config {
   historyWaitMs: number;
   pollIntervalMs: number;
   tokensFile: string;
+  priceFeedsFile: string;
+  /** 0 = no polling of the Pyth feed accounts. */
+  pricePythPollMs: number;
+  pricePythMaxAgeSeconds: number;
+  priceSwapMaxAgeSlots: number;
   identitiesFile: string;
   explorerTxUrl: string;
   trustProxy: boolean | number | string;
@@ -267,6 +276,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     historyWaitMs: int('SOLGATE_HISTORY_WAIT_MS', get('SOLGATE_HISTORY_WAIT_MS')!, 0, 600_000),
     pollIntervalMs: int('SOLGATE_POLL_INTERVAL_MS', get('SOLGATE_POLL_INTERVAL_MS')!, 10),
     tokensFile: get('SOLGATE_TOKENS_FILE')!,
+    priceFeedsFile: get('SOLGATE_PRICE_FEEDS_FILE')!,
+    pricePythPollMs: int('SOLGATE_PRICE_PYTH_POLL_MS', get('SOLGATE_PRICE_PYTH_POLL_MS')!, 0),
+    pricePythMaxAgeSeconds: int('SOLGATE_PRICE_PYTH_MAX_AGE_SECONDS', get('SOLGATE_PRICE_PYTH_MAX_AGE_SECONDS')!, 1),
+    priceSwapMaxAgeSlots: int('SOLGATE_PRICE_SWAP_MAX_AGE_SLOTS', get('SOLGATE_PRICE_SWAP_MAX_AGE_SLOTS')!, 0),
     identitiesFile: get('SOLGATE_IDENTITIES_FILE')!,
     explorerTxUrl: get('SOLGATE_EXPLORER_TX_URL')!,
     trustProxy: tp === 'true' ? true : tp === 'false' ? false : /^\d+$/.test(tp) ? Number(tp) : tp,

@@ -21,6 +21,9 @@ export const PYTH_ACCOUNTS = {
     mint: 'So11111111111111111111111111111111111111112',
     base64: 'IvEjY51+9M1gMUcENA3t3zcf1CRyFI8kjp0abRpesqw6zYt/1dayQwHvDYtv2izrpB2hXUCV0do5Kg0vjtDGx7wPTPrIwoC1bbJMyugBAAAAQF5VAAAAAAD4////9SnJaQAAAAD1KclpAAAAABTNI+oBAAAAAylTAAAAAAD15WoYAAAAAAA=',
   },
+  /** Earlier states of the same SOL/USD account (7UVimff…), from published examples: January 2025 and June 2025. */
+  solJan2025: 'IvEjY51+9M1gMUcENA3t3zcf1CRyFI8kjp0abRpesqw6zYt/1dayQwHvDYtv2izrpB2hXUCV0do5Kg0vjtDGx7wPTPrIwoC1bUvhu1MEAAAA2RTJAAAAAAD4////YeWBZwAAAABg5YFnAAAAAJC1s1cEAAAAXNvRAAAAAACsXqsSAAAAAAA=',
+  solJun2025: 'IvEjY51+9M1gMUcENA3t3zcf1CRyFI8kjp0abRpesqw6zYt/1dayQwHvDYtv2izrpB2hXUCV0do5Kg0vjtDGx7wPTPrIwoC1bbLod+YDAAAA6QJ4AAAAAAD4////lZpJaAAAAACVmkloAAAAAMC2EeIDAAAALL2AAAAAAADcSaEUAAAAAAA=',
   /** The BONK account with verification level Partial { numSignatures: 5 }, encoded with Pyth's receiver IDL. */
   bonkPartialFromIdl: 'IvEjY51+9M206svkAq6RZcKrffzb5QRNJ/KEEG+IqQv93vpfv/YMoAAFcrAhIXyj/miSKhmq+ZAQnLnYTprQBLTSAlrW9SkxRBm2RQUAAAAAAAUCAAAAAAAA9v///8V4WGYAAAAAxXhYZgAAAACTHwUAAAAAAJ8BAAAAAAAABTMGEAAAAAA=',
 } as const;
