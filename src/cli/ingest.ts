@@ -7,6 +7,7 @@ import { createRpcClient } from '../sources/rpc-client.js';
 import { UsageError } from './usage-error.js';
 import { getCheckpoint } from '../store/chain.js';
 import { fetchAccounts } from '../sources/rpc-poller.js';
+import { readZkHistoryBeforeLive } from '../ingest/zk-history.js';
 import { loadTreeFile } from './light-trees.js';
 import { createOffchainFetcher, offchainConfig } from '../offchain/fetcher.js';
 import { createPythPoller } from '../ingest/pyth-poll.js';
@@ -38,13 +39,18 @@ export async function runIngest(opts: { rpc?: string; fromSlot?: number }): Prom
     // Without a checkpoint, start at SOLGATE_START_SLOT or at the current tip (history before it is not fetched).
     const startSlot = (await getCheckpoint(rt.db)) === null ? (rt.config.startSlot ?? (await getTipSlot(url))) : undefined;
     let fromSlot = opts.fromSlot;
-    await followWithRetries(() => ingester.run(poller, { startSlot, fromSlot, signal: ctl.signal }), {
+    // An index that begins after the cluster's first slot reads the ZK Compression trees' history first.
+    const zkClient = createRpcClient({ url, logger: rt.logger });
+    const zk = { db: rt.db, ingester, client: zkClient, commitment: rt.config.commitment, concurrency: rt.config.backfillConcurrency, logger: rt.logger };
+    const beforeLive = rt.config.coverage ? (from: number, signal: AbortSignal) => readZkHistoryBeforeLive(zk, from, signal) : undefined;
+    await followWithRetries(() => ingester.run(poller, { startSlot, fromSlot, signal: ctl.signal, beforeLive }), {
       signal: ctl.signal,
       logger: rt.logger,
       // After a failure, resume from the checkpoint (what was committed), not from --from-slot again.
       onRetry: () => void (fromSlot = undefined),
     });
     await pyth.stop();
+    await zkClient.close();
     rt.logger.info(ingester.stats, 'ingest: stopped');
   } finally {
     await offchain.stop();

@@ -26,6 +26,7 @@ import { createTipWatcher, type TipWatcher } from '../sources/tip-watcher.js';
 import { createRpcPoller, fetchAccounts, type RpcPoller } from '../sources/rpc-poller.js';
 import { createRpcClient, type RpcClient } from '../sources/rpc-client.js';
 import { createCoverageService } from '../ingest/hydrate.js';
+import { readZkHistoryBeforeLive } from '../ingest/zk-history.js';
 import { createBackfiller, type Backfiller } from '../ingest/backfill.js';
 import { getCheckpoint } from '../store/chain.js';
 import { createApiKey, findApiKey } from '../store/keys.js';
@@ -150,7 +151,16 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
     // Derive list-index rows left marked by an earlier run (or by a migration) without waiting for a new block.
     ingester.settle().catch((err) => logger.error({ err }, 'asset index: initial refresh failed'));
     const startSlot = demo ? demo.startSlot : (config.startSlot ?? (await getTipSlot(url)));
-    ingestDone = followForever(ingester, poller, { startSlot, signal: ctl.signal, logger });
+    // An index that begins after the cluster's first slot reads the ZK Compression trees' history before its first
+    // live block (src/ingest/zk-history.ts), so the trees are whole.
+    let beforeLive: ((from: number, signal: AbortSignal) => Promise<void>) | undefined;
+    if (config.coverage) {
+      const zkClient = createRpcClient({ url, logger });
+      closers.push(() => zkClient.close());
+      const o = { db, ingester, client: zkClient, commitment: config.commitment, concurrency: config.backfillConcurrency, logger };
+      beforeLive = (from, signal) => readZkHistoryBeforeLive(o, from, signal);
+    }
+    ingestDone = followForever(ingester, poller, { startSlot, signal: ctl.signal, logger, beforeLive });
   }
 
   // Pyth prices: the feed accounts read from the cluster every SOLGATE_PRICE_PYTH_POLL_MS (not on the demo chain,
@@ -294,12 +304,12 @@ async function fundTipAccounts(url: string, accounts: readonly string[]): Promis
 async function followForever(
   ingester: Ingester,
   poller: RpcPoller,
-  o: { startSlot?: number; signal: AbortSignal; logger: Logger },
+  o: { startSlot?: number; signal: AbortSignal; logger: Logger; beforeLive?: (from: number, signal: AbortSignal) => Promise<void> },
 ): Promise<void> {
   let pause = 1000;
   while (!o.signal.aborted) {
     try {
-      await ingester.run(poller, { startSlot: o.startSlot, signal: o.signal });
+      await ingester.run(poller, { startSlot: o.startSlot, signal: o.signal, beforeLive: o.beforeLive });
       pause = 1000;
     } catch (e) {
       if (o.signal.aborted) break;

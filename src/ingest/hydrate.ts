@@ -17,6 +17,7 @@ import type { RpcClient } from '../sources/rpc-client.js';
 import { childBackfills, enqueueBackfill, getBackfills, rangesCoverBefore } from '../store/backfill.js';
 import type { Backfiller } from './backfill.js';
 import { createKeyCoverage } from './hydrate-group.js';
+import { getZkHistory } from '../store/zk/history.js';
 
 export interface CoverageServiceOptions {
   db: Db;
@@ -185,10 +186,18 @@ export function createCoverageService(o: CoverageServiceOptions): CoverageServic
 
   return {
     ensureCovered,
-    async indexCoverage() {
+    async indexCoverage(family) {
       const origin = await indexOrigin();
       if (origin === 0) return { complete: true, basis: 'genesis' };
-      return origin === null ? { complete: false, basis: 'no-cluster' } : { complete: false, basis: 'since-origin', slot: origin };
+      if (origin === null) return { complete: false, basis: 'no-cluster' };
+      if (family === 'zk') {
+        const zk = await getZkHistory(o.db);
+        if (zk?.status === 'done') return { complete: true, basis: 'backfilled' };
+        if (zk?.status === 'running') return { complete: false, basis: 'backfilling', slot: origin };
+        if (zk?.status === 'truncated') return { complete: false, basis: 'truncated', slot: zk.oldestSlot ?? origin, error: zk.lastError ?? undefined };
+        if (zk?.status === 'failed') return { complete: false, basis: 'failed', error: zk.lastError ?? 'reading the trees\' history failed' };
+      }
+      return { complete: false, basis: 'since-origin', slot: origin };
     },
     async track(addresses) {
       const list = [...new Set(addresses)];

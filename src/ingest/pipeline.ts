@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { AccountUpdate, Block, NormalizedTx } from '../core/model.js';
 import type { Db } from '../store/db.js';
 import { writeUpdates, writeUpdatesInTx } from '../store/write-block.js';
-import { recordIndexOrigin } from '../store/coverage.js';
+import { getIndexOrigin, recordIndexOrigin } from '../store/coverage.js';
 import { getCheckpoint } from '../store/chain.js';
 import { queryMintDecimals, queryTokenAccountInfo } from '../store/tokens.js';
 import type { BlockUpdate } from '../store/block-update.js';
@@ -44,17 +44,36 @@ export interface Ingester {
   ingestHistory(txs: NormalizedTx[]): Promise<void>;
   /** The same for whole blocks of the past (bulk backfill of a slot range): their block rows are written too. */
   ingestHistoryBlocks(blocks: Block[]): Promise<void>;
+  /**
+   * Transactions of the ZK Compression trees' past, in chain order (src/ingest/zk-history.ts): as
+   * {@link ingestHistory}, plus their ZK Compression rows and tree nodes. Only before live ingestion has written a
+   * block: the trees must move in order.
+   */
+  ingestZkHistory(txs: NormalizedTx[]): Promise<void>;
   /** Folds and writes account updates in one transaction. */
   ingestAccounts(updates: AccountUpdate[]): Promise<void>;
   /**
    * Follows a source until it ends or `signal` aborts: from `fromSlot` when given, else from checkpoint + 1, else
    * from `startSlot` (0 by default).
    */
-  run(source: BlockSource, opts?: { startSlot?: number; fromSlot?: number; signal?: AbortSignal; maxBatch?: number }): Promise<void>;
+  run(source: BlockSource, opts?: RunOptions): Promise<void>;
   /** Resolves once derived data (the DAS list index) reflects every write made so far. */
   settle(): Promise<void>;
   /** The ZK Compression stage (its tree registry and counters). */
   readonly zk: ZkStage;
+}
+
+export interface RunOptions {
+  startSlot?: number;
+  fromSlot?: number;
+  signal?: AbortSignal;
+  maxBatch?: number;
+  /**
+   * Runs once before the first live block of an index is written (not again once the checkpoint exists), with the
+   * slot live ingestion begins at: the place to read history that must be applied before live blocks (the ZK
+   * Compression trees').
+   */
+  beforeLive?: (from: number, signal: AbortSignal) => Promise<void>;
 }
 
 export interface IngesterOptions {
@@ -156,7 +175,7 @@ export function createIngester(db: Db, logger?: Logger, opts: IngesterOptions = 
    * stays where live ingestion put it, and no webhook events or ZK Compression rows are made. `whole`: these are
    * complete blocks (their block rows are written); otherwise pseudo-blocks of single transactions (no block row).
    */
-  async function writeHistory(blocks: Block[], whole: boolean): Promise<void> {
+  async function writeHistory(blocks: Block[], whole: boolean, withZk = false): Promise<void> {
     if (!blocks.length) return;
     const parsed = blocks.map((b) => b.transactions.map((tx): ParsedTx => ({ tx, events: parseTransaction(tx) })));
     const ctx = await lookupContext(db, parsed.flat(), null);
@@ -166,7 +185,13 @@ export function createIngester(db: Db, logger?: Logger, opts: IngesterOptions = 
       u.slot = null;
       return u;
     });
-    await writeUpdates(db, updates);
+    if (withZk) {
+      const pending = mergeZkPending(await Promise.all(blocks.map((b) => zk.prepare(b.transactions))));
+      await db.tx(async (q) => {
+        await writeUpdatesInTx(q, updates);
+        await zk.write(q, pending);
+      });
+    } else await writeUpdates(db, updates);
     assetIndex.kick();
     stats.transactions += parsed.reduce((s, p) => s + p.length, 0);
     stats.writes++;
@@ -181,6 +206,9 @@ export function createIngester(db: Db, logger?: Logger, opts: IngesterOptions = 
     async ingestHistory(txs) {
       await writeHistory(historyBlocks(txs.filter((t) => !t.isVote)), false);
     },
+    async ingestZkHistory(txs) {
+      await writeHistory(historyBlocks(txs.filter((t) => !t.isVote)), false, true);
+    },
     async ingestHistoryBlocks(blocks) {
       await writeHistory(blocks.map((b) => ({ ...b, transactions: b.transactions.filter((t) => !t.isVote) })), true);
     },
@@ -193,9 +221,17 @@ export function createIngester(db: Db, logger?: Logger, opts: IngesterOptions = 
     },
     async run(source, opts = {}) {
       const cp = await getCheckpoint(db);
-      const from = opts.fromSlot ?? (cp !== null ? cp + 1 : (opts.startSlot ?? 0));
-      // Where an empty index begins decides what it knows without reading the cluster (src/store/coverage.ts).
-      if (cp === null && opts.fromSlot === undefined) await recordIndexOrigin(db, from);
+      let from: number;
+      if (opts.fromSlot !== undefined) from = opts.fromSlot;
+      else if (cp !== null) from = cp + 1;
+      else {
+        // Where an empty index begins decides what it knows without reading the cluster (src/store/coverage.ts).
+        // A run stopped before its first block was written resumes from the origin it recorded, not a later tip.
+        const origin = await getIndexOrigin(db);
+        from = origin ?? opts.startSlot ?? 0;
+        if (origin === null) await recordIndexOrigin(db, from);
+      }
+      if (cp === null && opts.beforeLive) await opts.beforeLive(from, opts.signal ?? new AbortController().signal);
       logger?.info({ source: source.name, from }, 'ingest: starting');
       const maxBatch = opts.maxBatch ?? 64;
       // Our own signal, so a failed write also stops the reader.

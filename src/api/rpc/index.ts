@@ -12,7 +12,7 @@ import type { ApiDeps } from '../deps.js';
 import { createAuthenticator } from '../plugins/auth.js';
 import { normalizeError } from '../plugins/errors.js';
 import { isRpcId, rpcErrorBody } from '../wire/errors.js';
-import { methodCalls, methodTable } from './registry.js';
+import { isZkMethod, methodCalls, methodTable } from './registry.js';
 import type { RpcCallContext } from './method.js';
 import { COVERAGE_HEADER, coverageHeaderValue, type CoverageReport } from '../../core/coverage.js';
 
@@ -82,7 +82,7 @@ export async function jsonRpcApi(app: FastifyInstance, deps: ApiDeps): Promise<v
       // Coverage: the method's own report (per address), else the index's (complete from genesis, or since its origin).
       let reported = false;
       const result = await m.handler(r.params, deps, { coverage: (c) => ((reported = true), ctx.coverage(c)) });
-      if (!reported && deps.indexCoverage) ctx.coverage(await deps.indexCoverage());
+      if (!reported && deps.indexCoverage) ctx.coverage(await deps.indexCoverage(isZkMethod(m) ? 'zk' : undefined));
       countCall(r.method, 'ok');
       return { jsonrpc: '2.0', result, id };
     } catch (err) {

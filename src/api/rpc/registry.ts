@@ -75,6 +75,9 @@ const ZK_METHODS: RpcMethod[] = [
 
 export const RPC_METHODS: RpcMethod[] = [...DAS_METHODS, ...ZK_METHODS];
 
+/** Whether a method is a ZK Compression one (its answers' coverage is the ZK Compression trees'). */
+export const isZkMethod = (m: RpcMethod): boolean => ZK_METHODS.includes(m);
+
 const VALIDITY_PROOF = new Set(['getValidityProof', 'getValidityProofV2']);
 
 /** The rate-limit bucket and credit category of each method name (aliases included), for the meter. */

@@ -50,6 +50,12 @@ function u64(view: DataView, at: number): number | null {
   return v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : null;
 }
 
+/** Whether the first 8 bytes of an account of the account compression program mark a Merkle tree (V1 state or address, V2 batched). */
+export function isLightTreeDiscriminator(first8: Uint8Array): boolean {
+  const d = hex(first8.subarray(0, 8));
+  return d === V1_STATE || d === V1_ADDRESS || d === V2_BATCHED;
+}
+
 /** The tree described by an account of the account compression program, or null when it is not a tree. */
 export function parseLightTreeAccount(address: string, owner: string, data: Uint8Array): LightTreeAccount | null {
   if (owner !== ACCOUNT_COMPRESSION_PROGRAM || data.length < 8) return null;
