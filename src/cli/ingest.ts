@@ -7,7 +7,7 @@ import { createRpcClient } from '../sources/rpc-client.js';
 import { UsageError } from './usage-error.js';
 import { getCheckpoint } from '../store/chain.js';
 import { fetchAccounts } from '../sources/rpc-poller.js';
-import { readZkHistoryBeforeLive } from '../ingest/zk-history.js';
+import { historyBeforeLive } from '../ingest/tree-backfill.js';
 import { loadTreeFile } from './light-trees.js';
 import { createOffchainFetcher, offchainConfig } from '../offchain/fetcher.js';
 import { createPythPoller } from '../ingest/pyth-poll.js';
@@ -39,10 +39,10 @@ export async function runIngest(opts: { rpc?: string; fromSlot?: number }): Prom
     // Without a checkpoint, start at SOLGATE_START_SLOT or at the current tip (history before it is not fetched).
     const startSlot = (await getCheckpoint(rt.db)) === null ? (rt.config.startSlot ?? (await getTipSlot(url))) : undefined;
     let fromSlot = opts.fromSlot;
-    // An index that begins after the cluster's first slot reads the ZK Compression trees' history first.
+    // An index that begins after the cluster's first slot queues its Bubblegum trees and reads the ZK Compression trees' history first.
     const zkClient = createRpcClient({ url, logger: rt.logger });
     const zk = { db: rt.db, ingester, client: zkClient, commitment: rt.config.commitment, concurrency: rt.config.backfillConcurrency, logger: rt.logger };
-    const beforeLive = rt.config.coverage ? (from: number, signal: AbortSignal) => readZkHistoryBeforeLive(zk, from, signal) : undefined;
+    const beforeLive = rt.config.coverage ? historyBeforeLive(zk) : undefined;
     await followWithRetries(() => ingester.run(poller, { startSlot, fromSlot, signal: ctl.signal, beforeLive }), {
       signal: ctl.signal,
       logger: rt.logger,

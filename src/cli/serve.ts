@@ -26,7 +26,7 @@ import { createTipWatcher, type TipWatcher } from '../sources/tip-watcher.js';
 import { createRpcPoller, fetchAccounts, type RpcPoller } from '../sources/rpc-poller.js';
 import { createRpcClient, type RpcClient } from '../sources/rpc-client.js';
 import { createCoverageService } from '../ingest/hydrate.js';
-import { readZkHistoryBeforeLive } from '../ingest/zk-history.js';
+import { historyBeforeLive } from '../ingest/tree-backfill.js';
 import { createBackfiller, type Backfiller } from '../ingest/backfill.js';
 import { getCheckpoint } from '../store/chain.js';
 import { createApiKey, findApiKey } from '../store/keys.js';
@@ -151,14 +151,14 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
     // Derive list-index rows left marked by an earlier run (or by a migration) without waiting for a new block.
     ingester.settle().catch((err) => logger.error({ err }, 'asset index: initial refresh failed'));
     const startSlot = demo ? demo.startSlot : (config.startSlot ?? (await getTipSlot(url)));
-    // An index that begins after the cluster's first slot reads the ZK Compression trees' history before its first
-    // live block (src/ingest/zk-history.ts), so the trees are whole.
+    // An index that begins after the cluster's first slot queues its Bubblegum trees for backfill and reads the ZK
+    // Compression trees' history before its first live block (src/ingest/tree-backfill.ts, zk-history.ts).
     let beforeLive: ((from: number, signal: AbortSignal) => Promise<void>) | undefined;
     if (config.coverage) {
       const zkClient = createRpcClient({ url, logger });
       closers.push(() => zkClient.close());
       const o = { db, ingester, client: zkClient, commitment: config.commitment, concurrency: config.backfillConcurrency, logger };
-      beforeLive = (from, signal) => readZkHistoryBeforeLive(o, from, signal);
+      beforeLive = historyBeforeLive(o);
     }
     ingestDone = followForever(ingester, poller, { startSlot, signal: ctl.signal, logger, beforeLive });
   }

@@ -7,6 +7,7 @@ import { SolgateError } from '../../core/errors.js';
 import { buildProof, verifyBuiltProof } from '../../proofs/verify.js';
 import { nodeFromBase58 } from '../../proofs/hash.js';
 import { leafNodeIndex, proofNodeIndexes } from '../../proofs/paths.js';
+import { getBackfills } from '../../store/backfill.js';
 import { getCnftAssets, getTreeDepths, getTreeNodes, treeHistoryFromStart, type StoredCnft } from '../../store/cnft.js';
 import { getCheckpoint } from '../../store/chain.js';
 import { getMetadataByMint } from '../../store/asset-accounts.js';
@@ -59,8 +60,11 @@ export async function loadAssetProofs(q: Queryable, ids: string[]): Promise<Map<
       if (!verifyBuiltProof(built) && missing > 0 && !(await treeHistoryFromStart(q, tree))) {
         // Nodes never written read as empty subtrees: true of a tree indexed from its first change, not of one whose
         // earlier history the index lacks (its proof cannot be built, which is no corruption of what is stored).
-        throw new SolgateError('NOT_FOUND', `Proof not available: the index does not hold the whole history of tree ${tree}`, {
-          details: `${missing} node(s) of the path of leaf ${asset.leafIndex} were never indexed, so the tree's earlier transactions are missing (docs/coverage.md)`,
+        const backfill = (await getBackfills(q, [tree])).get(tree);
+        const reading = backfill?.status === 'pending' || backfill?.status === 'running';
+        throw new SolgateError('NOT_FOUND', `Proof not available: the index does not hold the whole history of tree ${tree}${reading ? ' yet (it is being read from the cluster; try again later)' : ''}`, {
+          details: `${missing} node(s) of the path of leaf ${asset.leafIndex} were never indexed, so the tree's earlier transactions are missing` +
+            (backfill ? ` (tree backfill: ${backfill.status}${backfill.lastError ? `, ${backfill.lastError}` : ''})` : '') + ' (docs/coverage.md)',
           context: { assetId: asset.assetId, tree, leafIndex: asset.leafIndex, missing },
         });
       }
