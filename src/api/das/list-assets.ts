@@ -12,6 +12,7 @@ import type { Queryable } from '../../store/db.js';
 import { querySolBalance } from '../../store/tokens.js';
 import type { AssetJson, DisplayOptions } from './asset-json.js';
 import { loadAssets } from './load-assets.js';
+import { addTokenPrices } from './price-info.js';
 import { PAGINATION_KEYS, parsePagination, type Pagination } from './pagination.js';
 import type { Params } from './params.js';
 
@@ -185,7 +186,7 @@ const WSOL = 'So11111111111111111111111111111111111111112';
 
 /**
  * `nativeBalance` of an owner's list (showNativeBalance): its indexed lamports, and their value at the token
- * registry's SOL price (0 when the registry has none).
+ * registry's SOL price (chain-derived or overridden, docs/prices.md; 0 when none is usable).
  */
 export async function nativeBalance(db: Queryable, owner: string, tokens?: TokenRegistry): Promise<{ lamports: number; price_per_sol: number; total_price: number }> {
   const [balance, prices] = await Promise.all([
@@ -199,7 +200,7 @@ export async function nativeBalance(db: Queryable, owner: string, tokens?: Token
 
 /**
  * Runs a list query and renders its AssetList (fungible holdings shown from `owner`'s side when given; the
- * owner's `nativeBalance` with showNativeBalance).
+ * owner's `nativeBalance` with showNativeBalance; fungibles' `token_info.symbol`/`price_info` from `tokens`).
  */
 export async function answerList(
   db: Queryable,
@@ -216,6 +217,7 @@ export async function answerList(
   ]);
   const items = await renderPage(db, page.ids, opts);
   if (owner && opts.showFungible) await withOwnerBalances(db, owner, items);
+  if (opts.showFungible) await addTokenPrices(items, tokens);
   const out = assetList(pg, items, page);
   if (native) out.nativeBalance = native;
   return out;

@@ -39,7 +39,7 @@ export function registerTransfersRoute(app: FastifyInstance, deps: ApiDeps): voi
       const rows = await queryTransfers(deps.db, wallet, q.limit + 1, from, await readableSlot(deps.db));
       const hasMore = rows.length > q.limit;
       const page = rows.slice(0, q.limit);
-      const info = await deps.tokens.lookup([...new Set(page.map((r) => r.mint))]);
+      const info = await deps.tokens.lookup([...new Set(page.map((r) => r.mint))], { prices: false });
       return {
         data: page.map((r) => ({
           signature: r.signature,

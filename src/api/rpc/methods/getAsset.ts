@@ -2,6 +2,7 @@
 import { SolgateError } from '../../../core/errors.js';
 import { displayOptions, namedParams, pubkey, requireField } from '../../das/params.js';
 import { loadAssets } from '../../das/load-assets.js';
+import { addTokenPrices } from '../../das/price-info.js';
 import { requireAssetCoverage, type RpcMethod } from '../method.js';
 import { DISPLAY_OPTIONS, PUBKEY, byNameParams, paramNames } from '../params-schema.js';
 
@@ -16,9 +17,11 @@ export const getAsset: RpcMethod = {
     const p = namedParams(params, paramNames(paramsSchema));
     const id = pubkey(requireField(p, 'id'), 'id');
     await requireAssetCoverage(deps, ctx, [id]);
-    const assets = await loadAssets(deps.db, [id], displayOptions(p));
+    const opts = displayOptions(p);
+    const assets = await loadAssets(deps.db, [id], opts);
     const a = assets.get(id);
     if (!a) throw new SolgateError('NOT_FOUND', 'Database Error: RecordNotFound Error: Asset Not Found');
+    if (opts.showFungible) await addTokenPrices([a], deps.tokens);
     return a;
   },
 };

@@ -2,6 +2,7 @@
 import { SolgateError } from '../../../core/errors.js';
 import { displayOptions, namedParams, pubkey, requireField } from '../../das/params.js';
 import { loadAssets } from '../../das/load-assets.js';
+import { addTokenPrices } from '../../das/price-info.js';
 import { requireAssetCoverage, type RpcMethod } from '../method.js';
 import { DISPLAY_OPTIONS, PUBKEY, byNameParams, paramNames } from '../params-schema.js';
 
@@ -23,7 +24,9 @@ export const getAssetBatch: RpcMethod = {
     // Like the reference: one entry per distinct id, in first-seen order, null where not found.
     const ids = [...new Set(raw.map((v) => pubkey(v, 'ids')))];
     await requireAssetCoverage(deps, ctx, ids);
-    const assets = await loadAssets(deps.db, ids, displayOptions(p));
+    const opts = displayOptions(p);
+    const assets = await loadAssets(deps.db, ids, opts);
+    if (opts.showFungible) await addTokenPrices(assets.values(), deps.tokens);
     return ids.map((id) => assets.get(id) ?? null);
   },
 };

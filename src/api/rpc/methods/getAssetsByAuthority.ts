@@ -23,6 +23,6 @@ export const getAssetsByAuthority: RpcMethod = {
     await requireKeyCoverage(deps, ctx, 'authority', authority);
     const query: ListQuery = { drive: { kind: 'assets' }, where: commonListFilters(opts), params: [] };
     query.drive = { kind: 'side', table: 'das_asset_authorities', where: [`s.authority = ${bind(query, authority)}`] };
-    return answerList(deps.db, query, p, opts);
+    return answerList(deps.db, query, p, opts, undefined, deps.tokens);
   },
 };

@@ -27,6 +27,6 @@ export const getAssetsByCreator: RpcMethod = {
     const where = [`s.creator = ${bind(query, creator)}`];
     if (p.onlyVerified === true) where.push('s.verified');
     query.drive = { kind: 'side', table: 'das_asset_creators', where };
-    return answerList(deps.db, query, p, opts);
+    return answerList(deps.db, query, p, opts, undefined, deps.tokens);
   },
 };

@@ -34,6 +34,6 @@ export const getAssetsByGroup: RpcMethod = {
     const where = [`s.group_key = ${bind(query, groupKey)}`, `s.group_value = ${bind(query, groupValue)}`];
     if (!opts.showUnverifiedCollections) where.push('s.verified');
     query.drive = { kind: 'side', table: 'das_asset_groups', where };
-    return answerList(deps.db, query, p, opts);
+    return answerList(deps.db, query, p, opts, undefined, deps.tokens);
   },
 };
