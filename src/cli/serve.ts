@@ -186,7 +186,9 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
     client = createRpcClient({ url: rpcUrl, maxRetries: 3, requestTimeoutMs: 15_000, backoffMaxMs: 2_000, logger });
     const history = createRpcClient({ url: rpcUrl, logger });
     closers.push(() => client!.close(), () => history.close());
-    backfill = createBackfiller({ db, ingester, client: history, commitment: config.commitment, concurrency: config.backfillConcurrency, logger });
+    backfill = createBackfiller({
+      db, ingester, client: history, commitment: config.commitment, concurrency: config.backfillConcurrency, logger, reclaimOnStart: db.kind === 'pglite',
+    });
     backfill.start();
   }
   const coverage = createCoverageService({

@@ -12,7 +12,7 @@ import { errorText } from '../core/errors.js';
 import { mapLimit } from '../core/map-limit.js';
 import type { Db } from '../store/db.js';
 import { getIndexOrigin } from '../store/coverage.js';
-import { advanceBackfill, claimBackfill, enqueueBackfill, finishBackfill, getBackfills, indexedSignatures, ownedTokenAccounts, type BackfillRow } from '../store/backfill.js';
+import { advanceBackfill, claimBackfill, enqueueBackfill, finishBackfill, getBackfills, indexedSignatures, ownedTokenAccounts, releaseRunningBackfills, type BackfillRow } from '../store/backfill.js';
 import { fetchBlockSignatures, fetchSignaturePage, fetchTransactions, MAX_SIGNATURES_PER_PAGE } from '../sources/address-history.js';
 import type { RpcClient } from '../sources/rpc-client.js';
 
@@ -30,6 +30,11 @@ export interface BackfillerOptions {
   idleMs?: number;
   /** Signatures per page (default and maximum 1000). */
   pageSize?: number;
+  /**
+   * Take back running backfills at start (their lease holder is gone): only for a database a single process opens
+   * (the embedded one); with PostgreSQL other processes may hold them, and an abandoned lease expires after `leaseMs`.
+   */
+  reclaimOnStart?: boolean;
 }
 
 export interface Backfiller {
@@ -131,7 +136,13 @@ export function createBackfiller(o: BackfillerOptions): Backfiller {
 
   return {
     start() {
-      running ??= loop();
+      running ??= (async () => {
+        if (o.reclaimOnStart) {
+          const n = await releaseRunningBackfills(o.db).catch((err) => (o.logger?.warn({ err }, 'backfill: releasing stale leases failed'), 0));
+          if (n) o.logger?.info({ addresses: n }, 'backfill: resuming backfills an earlier process was running');
+        }
+        await loop();
+      })();
     },
     async stop() {
       ctl.abort();

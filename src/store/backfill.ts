@@ -92,6 +92,17 @@ export async function claimBackfill(q: Queryable, leaseMs: number): Promise<Back
   return rows.length ? row(rows[0]) : null;
 }
 
+/**
+ * Makes every running backfill claimable at once: for a database only one process can open (the embedded one), whose
+ * earlier process was killed holding leases nobody else will ever give back.
+ */
+export async function releaseRunningBackfills(q: Queryable): Promise<number> {
+  const { rows } = await q.query<{ n: number }>(
+    `WITH r AS (UPDATE backfill_addresses SET status = 'pending', lease_until = NULL WHERE status = 'running' RETURNING 1) SELECT count(*)::int AS n FROM r`,
+  );
+  return rows[0].n;
+}
+
 /** Records a written page: the new cursor (oldest signature written) and counts; extends the lease. */
 export async function advanceBackfill(q: Queryable, address: string, p: { cursor: string; oldestSlot: number; transactions: number; leaseMs: number }): Promise<void> {
   await q.query(
