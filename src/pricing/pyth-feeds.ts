@@ -5,7 +5,9 @@
  * File format: `{ "<mint>": { "feedId": "<64 hex>", "account": "<base58>", "symbol"?, "feed"? }, ... }` (keys
  * starting with `$` are comments). Read once at start; a missing or invalid file stops start-up with a message (StartupError).
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { StartupError } from '../core/errors.js';
 
 export interface PythFeed {
@@ -42,7 +44,15 @@ export function parsePythFeeds(json: unknown, source = 'Pyth feed list'): Map<st
   return out;
 }
 
+/** The package's own directory (src/pricing and dist/pricing are both two levels below it). */
+const PACKAGE_DIR = fileURLToPath(new URL('../../', import.meta.url));
+
+/**
+ * Reads the feed list. A relative path not found from the working directory is looked up in the package's own
+ * directory, so the bundled `data/pyth-feeds.json` is found whatever directory `solgate` runs in.
+ */
 export function loadPythFeeds(path: string): Map<string, PythFeed> {
+  if (!isAbsolute(path) && !existsSync(path) && existsSync(join(PACKAGE_DIR, path))) path = join(PACKAGE_DIR, path);
   let text: string;
   try {
     text = readFileSync(path, 'utf8');

@@ -13,6 +13,7 @@
  * `verificationLevel = { partial: { numSignatures: 5 } }`.
  */
 import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getProgramDerivedAddress, type Address } from '@solana/kit';
 import { describe, expect, it } from 'vitest';
@@ -102,6 +103,16 @@ describe('the feed list (data/pyth-feeds.json)', () => {
       const f = byAccount.get(a.address);
       expect(f?.mint, a.address).toBe(a.mint);
       expect(f?.feedId).toBe(decodePriceUpdateV2(bytes(a.base64))!.feedId);
+    }
+  });
+
+  it('the bundled list is found from any working directory (relative paths fall back to the package)', () => {
+    const cwd = process.cwd();
+    process.chdir(tmpdir());
+    try {
+      expect(loadPythFeeds('data/pyth-feeds.json').size).toBe(feeds.size);
+    } finally {
+      process.chdir(cwd);
     }
   });
 
