@@ -35,6 +35,12 @@ export interface ApiDeps {
   indexCoverage?: IndexCoverage;
   /** Puts addresses on the watch list (read ahead of their first request); webhooks' addresses go there too. */
   trackAddresses?: (addresses: string[]) => Promise<void>;
+  /**
+   * Webhook replays read from the cluster (src/ingest/webhook-replay.ts): with it, a replay also queues a job that
+   * reads the webhook's addresses' transactions of the range from the cluster; absent (no cluster RPC), a replay
+   * re-queues the stored events only.
+   */
+  webhookReplays?: { wake(): void };
   /** Puts keys that list assets (collections, creators, authorities) on the watch list. */
   trackKeys?: (need: KeyNeed, keys: string[]) => Promise<void>;
 }

@@ -27,6 +27,7 @@ import { createRpcPoller, fetchAccounts, type RpcPoller } from '../sources/rpc-p
 import { createRpcClient, type RpcClient } from '../sources/rpc-client.js';
 import { createCoverageService } from '../ingest/hydrate.js';
 import { historyBeforeLive } from '../ingest/tree-backfill.js';
+import { createWebhookReplayer, type WebhookReplayer } from '../ingest/webhook-replay.js';
 import { createBackfiller, type Backfiller } from '../ingest/backfill.js';
 import { getCheckpoint } from '../store/chain.js';
 import { createApiKey, findApiKey } from '../store/keys.js';
@@ -181,6 +182,7 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
   // History before the index's origin is read back per address by a backfill worker (src/ingest/backfill.ts).
   // Without a cluster to read from (or with SOLGATE_COVERAGE=false) answers still say whether they are complete.
   let backfill: Backfiller | null = null;
+  let replays: WebhookReplayer | null = null;
   let client: RpcClient | null = null;
   if (ingester && rpcUrl && config.coverage) {
     client = createRpcClient({ url: rpcUrl, maxRetries: 3, requestTimeoutMs: 15_000, backoffMaxMs: 2_000, logger });
@@ -190,6 +192,9 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
       db, ingester, client: history, commitment: config.commitment, concurrency: config.backfillConcurrency, logger, reclaimOnStart: db.kind === 'pglite',
     });
     backfill.start();
+    // Webhook replays that reach before the stored events read the webhook's addresses from the cluster.
+    replays = createWebhookReplayer({ db, ingester, client: history, commitment: config.commitment, concurrency: config.backfillConcurrency, logger });
+    replays.start();
   }
   const coverage = createCoverageService({
     db, ingester: ingester ?? undefined, client, commitment: config.commitment, logger, backfill: backfill ?? undefined, historyWaitMs: config.historyWaitMs,
@@ -235,6 +240,7 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
     admin: { token: adminToken, cliToken, plans: accounts.plans },
     ensureCovered: coverage.ensureCovered,
     trackAddresses: coverage.track,
+    webhookReplays: replays ?? undefined,
     trackKeys: coverage.trackKeys,
     indexCoverage: coverage.indexCoverage,
   });
@@ -271,6 +277,7 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
   await pyth?.stop();
   await coverage.stop();
   await backfill?.stop();
+  await replays?.stop();
   await ingestDone;
   // Deliveries in flight finish and are recorded; the rest stay queued for the next start or another worker.
   await deliveries?.stop();

@@ -9,11 +9,11 @@
 import type { Logger } from 'pino';
 import type { NormalizedTx } from '../core/model.js';
 import { errorText } from '../core/errors.js';
-import { mapLimit } from '../core/map-limit.js';
+import { createWorkLoop } from '../core/work-loop.js';
 import type { Db } from '../store/db.js';
 import { getIndexOrigin } from '../store/coverage.js';
 import { advanceBackfill, claimBackfill, enqueueBackfill, finishBackfill, getBackfills, indexedSignatures, ownedTokenAccounts, releaseRunningBackfills, type BackfillRow } from '../store/backfill.js';
-import { fetchBlockSignatures, fetchSignaturePage, fetchTransactions, MAX_SIGNATURES_PER_PAGE } from '../sources/address-history.js';
+import { fetchSignaturePage, fetchTransactions, MAX_SIGNATURES_PER_PAGE, placeInBlocks } from '../sources/address-history.js';
 import type { RpcClient } from '../sources/rpc-client.js';
 
 export interface BackfillerOptions {
@@ -53,25 +53,9 @@ const FINISHED = new Set(['done', 'truncated', 'failed']);
 export function createBackfiller(o: BackfillerOptions): Backfiller {
   const leaseMs = o.leaseMs ?? 60_000;
   const pageSize = Math.min(MAX_SIGNATURES_PER_PAGE, o.pageSize ?? MAX_SIGNATURES_PER_PAGE);
+  // Aborted by stop(): the RPC calls of an address in flight end with it.
   const ctl = new AbortController();
-  let running: Promise<void> | null = null;
-  let wakeUp: (() => void) | null = null;
   const finished = new Set<() => void>();
-
-  /**
-   * Gives each transaction its position in its block (from the block's signature list, one `getBlock` per slot), so
-   * backfilled rows order within a slot exactly as live ones do; a slot whose block the cluster lacks keeps the
-   * unknown position.
-   */
-  async function withBlockPositions(txs: NormalizedTx[]): Promise<NormalizedTx[]> {
-    const slots = [...new Set(txs.map((t) => t.slot))];
-    const lists = await mapLimit(slots, o.concurrency ?? 8, (s) => fetchBlockSignatures(o.client, s, { commitment: o.commitment, signal: ctl.signal }));
-    const bySlot = new Map(slots.map((s, i) => [s, lists[i]]));
-    return txs.map((t) => {
-      const i = bySlot.get(t.slot)?.indexOf(t.signature) ?? -1;
-      return i >= 0 ? { ...t, indexInBlock: i } : t;
-    });
-  }
 
   /** Backfills one claimed address to its first signature (or as far as the cluster serves). */
   async function backfill(row: BackfillRow): Promise<void> {
@@ -96,7 +80,7 @@ export function createBackfiller(o: BackfillerOptions): Backfiller {
       const older = page.filter((s) => s.slot < origin && !known.has(s.signature));
       const txs = await fetchTransactions(o.client, older.map((s) => s.signature), { commitment: o.commitment, concurrency: o.concurrency, signal: ctl.signal });
       const missing = txs.findIndex((t) => t === null);
-      const got = await withBlockPositions((missing < 0 ? txs : txs.slice(0, missing)) as NormalizedTx[]);
+      const got = await placeInBlocks(o.client, (missing < 0 ? txs : txs.slice(0, missing)) as NormalizedTx[], { commitment: o.commitment, signal: ctl.signal, concurrency: o.concurrency });
       await o.ingester.ingestHistory(got);
       const last = missing < 0 ? page[page.length - 1] : missing > 0 ? older[missing - 1] : null;
       if (last) await advanceBackfill(o.db, row.address, { cursor: last.signature, oldestSlot: last.slot, transactions: got.length, leaseMs });
@@ -109,48 +93,38 @@ export function createBackfiller(o: BackfillerOptions): Backfiller {
     }
   }
 
-  async function loop(): Promise<void> {
-    while (!ctl.signal.aborted) {
-      let row: BackfillRow | null = null;
-      try {
-        row = await claimBackfill(o.db, leaseMs);
-        if (row) {
-          await backfill(row);
-          // A wallet's history includes its token accounts' transactions (a transfer into one does not name it).
-          if (row.parent === null) await enqueueBackfill(o.db, await ownedTokenAccounts(o.db, row.address), row.address);
-          o.logger?.info({ address: row.address }, 'backfill: address finished');
-        }
-      } catch (e) {
-        if (ctl.signal.aborted) break;
-        o.logger?.warn({ err: e, address: row?.address }, 'backfill: failed');
-        if (row) await finishBackfill(o.db, row.address, 'failed', errorText(e)).catch(() => {});
+  const loop = createWorkLoop(async () => {
+    let row: BackfillRow | null = null;
+    try {
+      row = await claimBackfill(o.db, leaseMs);
+      if (row) {
+        await backfill(row);
+        // A wallet's history includes its token accounts' transactions (a transfer into one does not name it).
+        if (row.parent === null) await enqueueBackfill(o.db, await ownedTokenAccounts(o.db, row.address), row.address);
+        o.logger?.info({ address: row.address }, 'backfill: address finished');
       }
-      for (const f of finished) f();
-      if (!row) await new Promise<void>((r) => {
-        wakeUp = r;
-        setTimeout(r, o.idleMs ?? 2000).unref();
-      });
-      wakeUp = null;
+    } catch (e) {
+      if (ctl.signal.aborted) return false;
+      o.logger?.warn({ err: e, address: row?.address }, 'backfill: failed');
+      if (row) await finishBackfill(o.db, row.address, 'failed', errorText(e)).catch(() => {});
     }
-  }
+    for (const f of finished) f();
+    return row !== null;
+  }, {
+    idleMs: o.idleMs ?? 2000,
+    before: async () => {
+      if (!o.reclaimOnStart) return;
+      const n = await releaseRunningBackfills(o.db).catch((err) => (o.logger?.warn({ err }, 'backfill: releasing stale leases failed'), 0));
+      if (n) o.logger?.info({ addresses: n }, 'backfill: resuming backfills an earlier process was running');
+    },
+  });
 
   return {
-    start() {
-      running ??= (async () => {
-        if (o.reclaimOnStart) {
-          const n = await releaseRunningBackfills(o.db).catch((err) => (o.logger?.warn({ err }, 'backfill: releasing stale leases failed'), 0));
-          if (n) o.logger?.info({ addresses: n }, 'backfill: resuming backfills an earlier process was running');
-        }
-        await loop();
-      })();
-    },
+    start: loop.start,
+    wake: loop.wake,
     async stop() {
       ctl.abort();
-      wakeUp?.();
-      await running;
-    },
-    wake() {
-      wakeUp?.();
+      await loop.stop();
     },
     nextFinish(ms) {
       return new Promise<void>((r) => {

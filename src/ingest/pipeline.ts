@@ -50,6 +50,12 @@ export interface Ingester {
    * block: the trees must move in order.
    */
   ingestZkHistory(txs: NormalizedTx[]): Promise<void>;
+  /**
+   * Queues `webhookId`'s events of transactions read from the cluster (a replay, src/ingest/webhook-replay.ts): the
+   * same parse, classification and matching as live blocks, for that webhook alone; events it has already are kept
+   * as they are. Resolves with the number of matching transactions.
+   */
+  replayWebhook(webhookId: string, txs: NormalizedTx[]): Promise<number>;
   /** Folds and writes account updates in one transaction. */
   ingestAccounts(updates: AccountUpdate[]): Promise<void>;
   /**
@@ -211,6 +217,18 @@ export function createIngester(db: Db, logger?: Logger, opts: IngesterOptions = 
     },
     async ingestHistoryBlocks(blocks) {
       await writeHistory(blocks.map((b) => ({ ...b, transactions: b.transactions.filter((t) => !t.isVote) })), true);
+    },
+    async replayWebhook(webhookId, txs) {
+      const parsed = txs.filter((t) => !t.isVote).map((tx): ParsedTx => ({ tx, events: parseTransaction(tx) }));
+      if (!parsed.length) return 0;
+      const m = await hooks.prepare(parsed, await lookupContext(db, parsed, null), webhookId);
+      const statements = hooks.statements(m);
+      if (statements.length)
+        await db.tx(async (q) => {
+          for (const st of statements) await runStatement(q, st);
+        });
+      hooks.afterWrite(m);
+      return m.events.length;
     },
     async ingestAccounts(updates) {
       if (!updates.length) return;

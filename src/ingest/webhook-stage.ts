@@ -16,8 +16,11 @@ import { webhookEventsQueued } from '../core/metrics.js';
 import type { ParsedTx } from './fold-block.js';
 
 export interface WebhookStage {
-  /** The outbox rows of `parsed` (the batch's transactions in chain order); `ctx` resolves token accounts. */
-  prepare(parsed: readonly ParsedTx[], ctx: ClassifyContext): Promise<Matches>;
+  /**
+   * The outbox rows of `parsed` (the batch's transactions in chain order); `ctx` resolves token accounts. With
+   * `onlyWebhook`, for that webhook alone (a replay read from the cluster).
+   */
+  prepare(parsed: readonly ParsedTx[], ctx: ClassifyContext, onlyWebhook?: string): Promise<Matches>;
   /** The statements that write `m` with the batch. */
   statements(m: Matches): Statement[];
   /** Called once the batch committed. */
@@ -32,10 +35,16 @@ export interface WebhookStageOptions {
 
 export function createWebhookStage(db: Db, opts: WebhookStageOptions = {}): WebhookStage {
   return {
-    async prepare(parsed, ctx) {
+    async prepare(parsed, ctx, onlyWebhook) {
       const addresses = new Set<string>();
       for (const p of parsed) if (!p.tx.isVote) for (const a of watchedAddresses(p.tx)) addresses.add(a);
       const subs = await subscriptionsFor(db, [...addresses]);
+      if (onlyWebhook !== undefined)
+        for (const [a, list] of subs) {
+          const mine = list.filter((s) => s.id === onlyWebhook);
+          if (mine.length) subs.set(a, mine);
+          else subs.delete(a);
+        }
       return matchTransactions(parsed, subs, (p) => {
         try {
           return classifyTransaction(p.tx, p.events, ctx);

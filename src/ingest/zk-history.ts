@@ -20,7 +20,7 @@ import { errorText } from '../core/errors.js';
 import { mapLimit } from '../core/map-limit.js';
 import type { Db } from '../store/db.js';
 import { advanceZkHistory, beginZkHistory, finishZkHistory, getZkHistory } from '../store/zk/history.js';
-import { fetchBlockSignatures, fetchTransactions, type SignatureInfo } from '../sources/address-history.js';
+import { fetchTransactions, placeInBlocks, type SignatureInfo } from '../sources/address-history.js';
 import { listLightTreeAccounts, signaturesBefore } from '../sources/light-history.js';
 import type { RpcClient } from '../sources/rpc-client.js';
 import type { LightTreeRegistry } from './light-trees.js';
@@ -82,7 +82,7 @@ export async function readZkHistory(o: ZkHistoryOptions, origin: number, signal?
       o.logger?.warn({ signature: s.signature, slot: s.slot }, `zk history: ${error}`);
       return { status: 'truncated', trees: trees.length, transactions: applied };
     }
-    const ordered = await inBlockOrder(o, txs as NormalizedTx[], signal);
+    const ordered = await placeInBlocks(o.client, txs as NormalizedTx[], { ...opts, concurrency: o.concurrency });
     await o.ingester.ingestZkHistory(ordered);
     await advanceZkHistory(o.db, ordered.length);
     applied += ordered.length;
@@ -98,18 +98,6 @@ export async function readZkHistory(o: ZkHistoryOptions, origin: number, signal?
   await finishZkHistory(o.db, 'done');
   o.logger?.info({ trees: trees.length, transactions: applied }, 'zk history: the trees are complete');
   return { status: 'done', trees: trees.length, transactions: applied };
-}
-
-/** Sorts transactions by slot and position in their block (`getBlock` signatures, one call per slot). */
-async function inBlockOrder(o: ZkHistoryOptions, txs: NormalizedTx[], signal?: AbortSignal): Promise<NormalizedTx[]> {
-  const slots = [...new Set(txs.map((t) => t.slot))];
-  const lists = await mapLimit(slots, o.concurrency ?? 8, (s) => fetchBlockSignatures(o.client, s, { commitment: o.commitment, signal }));
-  const bySlot = new Map(slots.map((s, i) => [s, lists[i]]));
-  const placed = txs.map((t) => {
-    const i = bySlot.get(t.slot)?.indexOf(t.signature) ?? -1;
-    return i >= 0 ? { ...t, indexInBlock: i } : t;
-  });
-  return placed.sort((a, b) => a.slot - b.slot || (a.indexInBlock ?? 0) - (b.indexInBlock ?? 0));
 }
 
 /**

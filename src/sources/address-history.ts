@@ -72,3 +72,18 @@ export async function fetchBlockSignatures(client: RpcClient, slot: number, opts
     throw e;
   }
 }
+
+/**
+ * `txs` with their position in their block (`indexInBlock`, from one `getBlock` of signatures per slot) and sorted in
+ * chain order; a transaction whose block the cluster lacks keeps the unknown position (and sorts first in its slot).
+ */
+export async function placeInBlocks(client: RpcClient, txs: readonly NormalizedTx[], opts: HistoryOptions & { concurrency?: number }): Promise<NormalizedTx[]> {
+  const slots = [...new Set(txs.map((t) => t.slot))];
+  const lists = await mapLimit(slots, opts.concurrency ?? 8, (s) => fetchBlockSignatures(client, s, opts));
+  const bySlot = new Map(slots.map((s, i) => [s, lists[i]]));
+  const placed = txs.map((t) => {
+    const i = bySlot.get(t.slot)?.indexOf(t.signature) ?? -1;
+    return i >= 0 ? { ...t, indexInBlock: i } : t;
+  });
+  return placed.sort((a, b) => a.slot - b.slot || (a.indexInBlock ?? -1) - (b.indexInBlock ?? -1));
+}

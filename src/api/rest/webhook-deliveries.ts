@@ -5,8 +5,11 @@
  *    each with its attempts; `paginationToken` continues the list; `counts` by state;
  *  - `GET /v0/webhooks/{id}/deliveries/{deliveryId}` — one event with every attempt;
  *  - `POST /v0/webhooks/{id}/replay` `{fromSlot, toSlot?}` — queues the webhook's events of those slots again
- *    (delivered and failed ones too), due at once, in chain order, with their original event ids.
- * Events are kept for the retention period (SOLGATE_WEBHOOK_RETENTION_DAYS); replays reach back that far.
+ *    (delivered and failed ones too), due at once, in chain order, with their original event ids; with a cluster
+ *    RPC it also queues a job that reads the webhook's addresses' transactions of the range from the cluster
+ *    (src/ingest/webhook-replay.ts), so the replay reaches before the webhook existed or the index began;
+ *  - `GET /v0/webhooks/{id}/replays` — those jobs, newest first, with their progress.
+ * Stored events are kept for the retention period (SOLGATE_WEBHOOK_RETENTION_DAYS).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { SolgateError, invalidParams } from '../../core/errors.js';
@@ -18,6 +21,8 @@ import {
 } from '../../store/webhook-events.js';
 import { eventId } from '../../webhooks/signing.js';
 import type { Db } from '../../store/db.js';
+import { getCheckpoint } from '../../store/chain.js';
+import { createReplay, listReplays, type ReplayRow } from '../../store/webhook-replays.js';
 
 const STATES: DeliveryState[] = ['pending', 'delivered', 'failed'];
 
@@ -86,7 +91,14 @@ export async function deliveryPage(db: Db, webhookId: string, q: DeliveriesQuery
   };
 }
 
-export function registerDeliveryRoutes(app: FastifyInstance, db: Db, notFound: (id: string) => SolgateError): void {
+function replayWire(r: ReplayRow) {
+  return {
+    replayID: String(r.id), fromSlot: r.fromSlot, toSlot: r.toSlot, status: r.status, addressesRead: r.addresses, transactionsRead: r.transactions,
+    eventsMatched: r.events, error: r.lastError, createdAt: r.createdAt.toISOString(), finishedAt: r.finishedAt?.toISOString() ?? null,
+  };
+}
+
+export function registerDeliveryRoutes(app: FastifyInstance, db: Db, notFound: (id: string) => SolgateError, replays?: { wake(): void }): void {
   const keyOf = (req: FastifyRequest): ApiKeyRecord => req.apiKey!;
   const idOf = (req: FastifyRequest): string => (req.params as { webhookID: string }).webhookID;
   async function ownWebhook(req: FastifyRequest) {
@@ -144,7 +156,21 @@ export function registerDeliveryRoutes(app: FastifyInstance, db: Db, notFound: (
       const { fromSlot, toSlot } = req.body as { fromSlot: number; toSlot?: number };
       if (toSlot !== undefined && toSlot < fromSlot) throw invalidParams('toSlot must not be below fromSlot', `fromSlot ${fromSlot}, toSlot ${toSlot}`);
       const replayed = await replayEvents(db, w.id, fromSlot, toSlot ?? null);
-      return { webhookID: w.id, fromSlot, toSlot: toSlot ?? null, replayed, active: w.active };
+      let history: ReturnType<typeof replayWire> | null = null;
+      if (replays) {
+        // The cluster is read up to the indexed slot; later blocks make their events live.
+        const to = Math.min(toSlot ?? Number.MAX_SAFE_INTEGER, (await getCheckpoint(db)) ?? 0);
+        if (to >= fromSlot) {
+          history = replayWire(await createReplay(db, w.id, fromSlot, to));
+          replays.wake();
+        }
+      }
+      return { webhookID: w.id, fromSlot, toSlot: toSlot ?? null, replayed, active: w.active, history };
     },
   );
+
+  app.get('/v0/webhooks/:webhookID/replays', { schema: { params: idParams } }, async (req) => {
+    const w = await ownWebhook(req);
+    return { webhookID: w.id, replays: (await listReplays(db, w.id)).map(replayWire) };
+  });
 }

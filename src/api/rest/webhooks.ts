@@ -203,7 +203,7 @@ export async function webhooksApi(app: FastifyInstance, deps: ApiDeps): Promise<
     return webhookWire(w, key);
   });
 
-  registerDeliveryRoutes(app, db, notFound);
+  registerDeliveryRoutes(app, db, notFound, deps.webhookReplays);
 
   app.delete('/v0/webhooks/:webhookID', { schema: { params: idParamsSchema } }, async (req) => {
     const key = keyOf(req);
