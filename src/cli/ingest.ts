@@ -42,7 +42,7 @@ export async function runIngest(opts: { rpc?: string; fromSlot?: number }): Prom
     // An index that begins after the cluster's first slot queues its Bubblegum trees and reads the ZK Compression trees' history first.
     const zkClient = createRpcClient({ url, logger: rt.logger });
     const zk = { db: rt.db, ingester, client: zkClient, commitment: rt.config.commitment, concurrency: rt.config.backfillConcurrency, logger: rt.logger };
-    const beforeLive = rt.config.coverage ? historyBeforeLive(zk) : undefined;
+    const beforeLive = rt.config.coverage && rt.config.treeHistory ? historyBeforeLive(zk) : undefined;
     await followWithRetries(() => ingester.run(poller, { startSlot, fromSlot, signal: ctl.signal, beforeLive }), {
       signal: ctl.signal,
       logger: rt.logger,

@@ -155,7 +155,7 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
     // An index that begins after the cluster's first slot queues its Bubblegum trees for backfill and reads the ZK
     // Compression trees' history before its first live block (src/ingest/tree-backfill.ts, zk-history.ts).
     let beforeLive: ((from: number, signal: AbortSignal) => Promise<void>) | undefined;
-    if (config.coverage) {
+    if (config.coverage && config.treeHistory) {
       const zkClient = createRpcClient({ url, logger });
       closers.push(() => zkClient.close());
       const o = { db, ingester, client: zkClient, commitment: config.commitment, concurrency: config.backfillConcurrency, logger };

@@ -23,6 +23,7 @@ export const ENV_VARS: EnvVar[] = [
   { name: 'SOLGATE_INGEST_FETCH_ACCOUNTS', default: 'true', description: 'After each polled block, fetch (getMultipleAccounts) the accounts its transactions wrote for the asset programs (Token Metadata, MPL Core, inscriptions, Token-2022 mints): true | false' },
   { name: 'SOLGATE_COVERAGE', default: 'true', description: 'With SOLANA_RPC_URL and an index that began after the cluster\'s first slot: read an address\'s current state from the cluster on its first request, and its history back to its first transaction (backfill) when history is asked for (docs/coverage.md): true | false' },
   { name: 'SOLGATE_BACKFILL_CONCURRENCY', default: '8', description: 'getTransaction requests in flight per address being backfilled' },
+  { name: 'SOLGATE_TREE_HISTORY', default: 'true', description: 'With SOLGATE_COVERAGE, on an index that began after the cluster\'s first slot: before the first live block, read the ZK Compression trees\' history and queue the Bubblegum trees created before the origin for backfill (docs/coverage.md; on mainnet a long read): true | false' },
   { name: 'SOLGATE_HISTORY_WAIT_MS', default: '5000', description: 'How long a history request waits for its address\'s backfill before answering as partial (x-solgate-coverage)' },
   { name: 'SOLGATE_POLL_INTERVAL_MS', default: '400', description: 'How often the poller asks for new slots when caught up' },
   { name: 'SOLGATE_TOKENS_FILE', default: 'data/tokens.json', description: 'Token registry: symbols, names, logos and price overrides (USD) by mint (JSON); reloaded when it changes. A priceUsd here wins over the chain-derived prices' },
@@ -94,6 +95,7 @@ export interface Config {
   ingestConcurrency: number;
   ingestFetchAccounts: boolean;
   coverage: boolean;
+  treeHistory: boolean;
   backfillConcurrency: number;
   historyWaitMs: number;
   pollIntervalMs: number;
@@ -272,6 +274,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ingestConcurrency: int('SOLGATE_INGEST_CONCURRENCY', get('SOLGATE_INGEST_CONCURRENCY')!, 1, 256),
     ingestFetchAccounts: fetchAccounts === 'true',
     coverage: bool('SOLGATE_COVERAGE', get('SOLGATE_COVERAGE')!),
+    treeHistory: bool('SOLGATE_TREE_HISTORY', get('SOLGATE_TREE_HISTORY')!),
     backfillConcurrency: int('SOLGATE_BACKFILL_CONCURRENCY', get('SOLGATE_BACKFILL_CONCURRENCY')!, 1, 256),
     historyWaitMs: int('SOLGATE_HISTORY_WAIT_MS', get('SOLGATE_HISTORY_WAIT_MS')!, 0, 600_000),
     pollIntervalMs: int('SOLGATE_POLL_INTERVAL_MS', get('SOLGATE_POLL_INTERVAL_MS')!, 10),
