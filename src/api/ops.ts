@@ -122,6 +122,7 @@ const queueGauges = [
   queueGauge('solgate_das_dirty_pending', 'Addresses whose DAS asset rows wait for the refresher', (d) => d.dasDirty),
   queueGauge('solgate_offchain_fetch_due', 'Off-chain metadata documents due for a fetch (first fetch, retry or refresh)', (d) => d.offchainDue),
   queueGauge('solgate_backfill_addresses_pending', 'Addresses whose history backfill is queued or running', (d) => d.backfillPending),
+  queueGauge('solgate_webhook_replays_pending', 'Webhook replays reading the cluster that are queued or running', (d) => d.webhookReplaysPending),
 ];
 
 const gaugeName = (g: Gauge) => (g as unknown as { name: string }).name;
