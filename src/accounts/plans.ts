@@ -1,18 +1,18 @@
 /**
  * Plans and credit costs (compat-facts §7), configurable with SOLGATE_PLANS_FILE. Pure data and lookups.
  *
- * A plan has a per-second limit for each bucket (rpc, das — DAS and enhanced transactions —, photon — ZK
- * Compression —, validityProof, sendTransaction, wallet), a burst allowance (extra requests above the per-second
+ * A plan has a per-second limit for each bucket (rpc — standard Solana JSON-RPC —, das — DAS and enhanced
+ * transactions —, photon — ZK Compression —, validityProof, sendTransaction, wallet, getProgramAccounts), a burst allowance (extra requests above the per-second
  * rate, available once per `burstWindowSeconds`), a monthly credit quota, the features it includes and its webhook
  * limit. Credits are charged per call by cost category.
  */
 import { readFileSync } from 'node:fs';
 
-export const BUCKETS = ['rpc', 'das', 'photon', 'validityProof', 'sendTransaction', 'wallet'] as const;
+export const BUCKETS = ['rpc', 'das', 'photon', 'validityProof', 'sendTransaction', 'wallet', 'getProgramAccounts'] as const;
 export type Bucket = (typeof BUCKETS)[number];
 
 /** What a call costs, by category. */
-export const COST_CATEGORIES = ['wallet', 'das', 'zk', 'validityProof', 'webhookManagement', 'webhookEvent', 'enhanced', 'tokenMetadata', 'rpc', 'sender'] as const;
+export const COST_CATEGORIES = ['wallet', 'das', 'zk', 'validityProof', 'webhookManagement', 'webhookEvent', 'enhanced', 'tokenMetadata', 'rpc', 'rpcHeavy', 'sender'] as const;
 export type CostCategory = (typeof COST_CATEGORIES)[number];
 
 /** Features a plan may leave out (403 when it does). */
@@ -39,9 +39,9 @@ export interface PlanTable {
   fallbackPlan: string;
 }
 
-const plan = (name: string, rates: [number, number, number, number, number, number], monthlyCredits: number, features: Feature[], maxWebhooks: number): Plan => ({
+const plan = (name: string, rates: [number, number, number, number, number, number, number], monthlyCredits: number, features: Feature[], maxWebhooks: number): Plan => ({
   name,
-  perSecond: { rpc: rates[0], das: rates[1], photon: rates[2], validityProof: rates[3], sendTransaction: rates[4], wallet: rates[5] },
+  perSecond: { rpc: rates[0], das: rates[1], photon: rates[2], validityProof: rates[3], sendTransaction: rates[4], wallet: rates[5], getProgramAccounts: rates[6] },
   burstFactor: 2,
   burstWindowSeconds: 10,
   monthlyCredits,
@@ -55,12 +55,12 @@ const plan = (name: string, rates: [number, number, number, number, number, numb
  */
 export const DEFAULT_PLAN_TABLE: PlanTable = {
   plans: {
-    free: plan('free', [10, 2, 2, 1, 1, 2], 1_000_000, [], 5),
-    developer: plan('developer', [50, 10, 10, 5, 5, 10], 10_000_000, ['walletIdentity'], 50),
-    business: plan('business', [200, 50, 50, 10, 50, 50], 100_000_000, ['walletIdentity'], 50),
-    professional: plan('professional', [500, 100, 100, 20, 100, 100], 200_000_000, ['walletIdentity'], 50),
+    free: plan('free', [10, 2, 2, 1, 1, 2, 5], 1_000_000, [], 5),
+    developer: plan('developer', [50, 10, 10, 5, 5, 10, 25], 10_000_000, ['walletIdentity'], 50),
+    business: plan('business', [200, 50, 50, 10, 50, 50, 50], 100_000_000, ['walletIdentity'], 50),
+    professional: plan('professional', [500, 100, 100, 20, 100, 100, 75], 200_000_000, ['walletIdentity'], 50),
   },
-  credits: { wallet: 100, das: 10, zk: 10, validityProof: 100, webhookManagement: 100, webhookEvent: 1, enhanced: 100, tokenMetadata: 10, rpc: 1, sender: 0 },
+  credits: { wallet: 100, das: 10, zk: 10, validityProof: 100, webhookManagement: 100, webhookEvent: 1, enhanced: 100, tokenMetadata: 10, rpc: 1, rpcHeavy: 10, sender: 0 },
   fallbackPlan: 'free',
 };
 
@@ -92,7 +92,7 @@ export function mergePlanTable(raw: unknown, source = 'plans'): PlanTable {
   const plans: Record<string, Plan> = { ...DEFAULT_PLAN_TABLE.plans };
   for (const [name, p] of Object.entries(r.plans ?? {})) {
     const key = name.toLowerCase();
-    const base = plans[key] ?? plan(key, [0, 0, 0, 0, 0, 0], 0, [], 0);
+    const base = plans[key] ?? plan(key, [0, 0, 0, 0, 0, 0, 0], 0, [], 0);
     const perSecond = { ...base.perSecond };
     for (const [b, v] of Object.entries(p.perSecond ?? {})) {
       if (!(BUCKETS as readonly string[]).includes(b)) fail(`plan ${name}: unknown bucket ${b} (buckets: ${BUCKETS.join(', ')})`);

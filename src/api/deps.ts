@@ -1,4 +1,5 @@
 /** Everything the HTTP API needs, composed by the CLI (no globals). */
+import type { UpstreamRpc } from '../core/upstream.js';
 import type { EnsureCovered, IndexCoverage, KeyNeed } from '../core/coverage.js';
 import type { Logger } from 'pino';
 import type { Db } from '../store/db.js';
@@ -41,6 +42,11 @@ export interface ApiDeps {
    * re-queues the stored events only.
    */
   webhookReplays?: { wake(): void };
+  /**
+   * The cluster RPC the standard Solana JSON-RPC methods are forwarded to (src/sources/upstream-rpc.ts); absent, they
+   * answer -32601 Method not found.
+   */
+  upstreamRpc?: UpstreamRpc;
   /** Puts keys that list assets (collections, creators, authorities) on the watch list. */
   trackKeys?: (need: KeyNeed, keys: string[]) => Promise<void>;
 }

@@ -25,6 +25,7 @@ import { loadTreeFile } from './light-trees.js';
 import { createTipWatcher, type TipWatcher } from '../sources/tip-watcher.js';
 import { createRpcPoller, fetchAccounts, type RpcPoller } from '../sources/rpc-poller.js';
 import { createRpcClient, type RpcClient } from '../sources/rpc-client.js';
+import { createUpstreamRpc } from '../sources/upstream-rpc.js';
 import { createCoverageService } from '../ingest/hydrate.js';
 import { historyBeforeLive } from '../ingest/tree-backfill.js';
 import { createWebhookReplayer, type WebhookReplayer } from '../ingest/webhook-replay.js';
@@ -209,7 +210,12 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
   // Sender (/fast, /ping) when an upstream is configured (SOLGATE_SENDER_RPC_URLS, else the indexed cluster).
   const sender = senderDeps(config, { db, logger, fallbackRpcUrl: rpcUrl });
   if (sender) closers.push(() => sender.router.close());
+  // Standard Solana JSON-RPC on `/`: forwarded to the cluster RPC (src/sources/upstream-rpc.ts).
+  const upstreamUrl = config.rpcUpstreamUrl ?? rpcUrl;
+  const upstreamRpc = upstreamUrl ? createUpstreamRpc({ url: upstreamUrl, timeoutMs: config.rpcUpstreamTimeoutMs, logger }) : null;
+  if (upstreamRpc) closers.push(() => upstreamRpc.close());
   const app = await buildApp({
+    upstreamRpc: upstreamRpc ?? undefined,
     sender: sender ?? undefined,
     db,
     logger,

@@ -17,6 +17,8 @@ export const ENV_VARS: EnvVar[] = [
   { name: 'DATABASE_POOL_SIZE', default: '10', description: 'Connections in the PostgreSQL pool' },
   { name: 'SOLGATE_DATA_DIR', default: './.data', description: 'Directory of the embedded database (used when DATABASE_URL is unset)' },
   { name: 'SOLANA_RPC_URL', default: undefined, description: 'Cluster JSON-RPC URL to index; unset = the built-in localnet (serve --demo) or no ingestion (serve)' },
+  { name: 'SOLGATE_RPC_UPSTREAM_URL', default: undefined, description: 'Where the standard Solana JSON-RPC methods sent to `/` are forwarded (docs/rpc.md); unset = SOLANA_RPC_URL (or the demo chain); neither = they answer -32601' },
+  { name: 'SOLGATE_RPC_UPSTREAM_TIMEOUT_MS', default: '30000', description: 'Deadline of one forwarded standard JSON-RPC request, retries included (a later answer is -32003)' },
   { name: 'SOLGATE_COMMITMENT', default: 'confirmed', description: 'Commitment used when polling the cluster (confirmed | finalized)' },
   { name: 'SOLGATE_START_SLOT', default: undefined, description: 'Slot to start indexing from when no checkpoint exists; unset = the current tip' },
   { name: 'SOLGATE_INGEST_CONCURRENCY', default: '8', description: 'getBlock requests in flight while catching up' },
@@ -90,6 +92,8 @@ export interface Config {
   databasePoolSize: number;
   dataDir: string;
   rpcUrl: string | undefined;
+  rpcUpstreamUrl: string | undefined;
+  rpcUpstreamTimeoutMs: number;
   commitment: 'confirmed' | 'finalized';
   startSlot: number | undefined;
   ingestConcurrency: number;
@@ -269,6 +273,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databasePoolSize: int('DATABASE_POOL_SIZE', get('DATABASE_POOL_SIZE')!, 1, 1000),
     dataDir: get('SOLGATE_DATA_DIR')!,
     rpcUrl: get('SOLANA_RPC_URL'),
+    rpcUpstreamUrl: get('SOLGATE_RPC_UPSTREAM_URL'),
+    rpcUpstreamTimeoutMs: int('SOLGATE_RPC_UPSTREAM_TIMEOUT_MS', get('SOLGATE_RPC_UPSTREAM_TIMEOUT_MS')!, 100, 600_000),
     commitment,
     startSlot: start === undefined ? undefined : int('SOLGATE_START_SLOT', start, 0),
     ingestConcurrency: int('SOLGATE_INGEST_CONCURRENCY', get('SOLGATE_INGEST_CONCURRENCY')!, 1, 256),

@@ -28,6 +28,35 @@ export function parseJsonLossless(text: string): unknown {
   return JSON.parse(safe);
 }
 
+/** Marks a big integer literal inside the rewritten text of {@link parseJsonBigInt} (a JSON string cannot contain U+0000 raw). */
+const BIG_MARK = '\u0000';
+
+/**
+ * `JSON.parse`, except that integer literals too long to be exact as a JS number become `bigint`s (so a proxy can
+ * write them back with every digit; strings in the document stay strings).
+ */
+export function parseJsonBigInt(text: string): unknown {
+  if (!MAYBE_BIG_INT.test(text)) return JSON.parse(text);
+  let found = false;
+  const safe = text.replace(STRING_OR_BIG_INT, (m) => (m.charCodeAt(0) === 34 /* " */ ? m : ((found = true), `"\\u0000${m}"`)));
+  const doc = JSON.parse(safe);
+  return found ? reviveBig(doc) : doc;
+}
+
+function reviveBig(v: unknown): unknown {
+  if (typeof v === 'string') return v.charCodeAt(0) === 0 && v.startsWith(BIG_MARK) && /^-?\d+$/.test(v.slice(1)) ? BigInt(v.slice(1)) : v;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) v[i] = reviveBig(v[i]);
+    return v;
+  }
+  if (v && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    for (const k of Object.keys(o)) o[k] = reviveBig(o[k]);
+    return o;
+  }
+  return v;
+}
+
 /**
  * Parses a recorded file: one JSON document, or JSON lines (one document per non-empty line).
  * Returns the documents; throws an Error naming `label` when neither form parses.

@@ -13,6 +13,7 @@ import { createAuthenticator } from '../plugins/auth.js';
 import { normalizeError } from '../plugins/errors.js';
 import { isRpcId, rpcErrorBody } from '../wire/errors.js';
 import { isZkMethod, methodCalls, methodTable } from './registry.js';
+import { batchCap, isIdempotent, STANDARD_METHODS, standardCall } from './standard.js';
 import type { RpcCallContext } from './method.js';
 import { COVERAGE_HEADER, coverageHeaderValue, type CoverageReport } from '../../core/coverage.js';
 
@@ -61,8 +62,11 @@ export async function jsonRpcApi(app: FastifyInstance, deps: ApiDeps): Promise<v
 
   // solgate_rpc_calls_total children by method and outcome, made once (the method label only for known methods).
   const counted = new Map<string, { inc(): void }>();
+  // Standard Solana methods go to the cluster RPC (src/api/rpc/standard.ts) when the process has one.
+  const upstream = deps.upstreamRpc;
+  const forwarded = (method: unknown): method is string => upstream !== undefined && typeof method === 'string' && !methods.has(method) && STANDARD_METHODS.has(method);
   const countCall = (method: unknown, outcome: 'ok' | 'error' | 'internal') => {
-    const name = typeof method === 'string' && methods.has(method) ? method : 'unknown';
+    const name = typeof method === 'string' && (methods.has(method) || forwarded(method)) ? method : 'unknown';
     const k = `${name} ${outcome}`;
     let c = counted.get(k);
     if (!c) counted.set(k, (c = rpcCalls.labels(name, outcome)));
@@ -78,6 +82,12 @@ export async function jsonRpcApi(app: FastifyInstance, deps: ApiDeps): Promise<v
       if (!r || typeof r !== 'object' || Array.isArray(r) || r.jsonrpc !== '2.0' || typeof r.method !== 'string' || !isRpcId(given))
         throw new SolgateError('INVALID_REQUEST', 'Invalid request');
       const m = methods.get(r.method);
+      if (!m && forwarded(r.method)) {
+        // The cluster's own answer (complete by definition: no coverage header), its errors passed through unchanged.
+        const answer = await upstream!.forward(r.method, r.params, id, isIdempotent(r.method));
+        countCall(r.method, answer.error ? 'error' : 'ok');
+        return answer;
+      }
       if (!m) throw new SolgateError('METHOD_NOT_FOUND', 'Method not found');
       // Coverage: the method's own report (per address), else the index's (complete from genesis, or since its origin).
       let reported = false;
@@ -99,10 +109,20 @@ export async function jsonRpcApi(app: FastifyInstance, deps: ApiDeps): Promise<v
       if (body.length === 0) throw new SolgateError('INVALID_REQUEST', 'Empty batch');
       if (body.length > MAX_BATCH) throw new SolgateError('INVALID_REQUEST', `Batch too large: at most ${MAX_BATCH} requests`);
     }
+    const requests = (Array.isArray(body) ? body : [body]) as ({ method?: unknown; params?: unknown } | null)[];
+    // A batch carries at most 100 getTransaction calls and 10 of each other archival method (compat-facts-rpc §7).
+    if (Array.isArray(body) && upstream) {
+      const perMethod = new Map<string, number>();
+      for (const r of requests) if (forwarded(r?.method)) perMethod.set(r.method, (perMethod.get(r.method) ?? 0) + 1);
+      for (const [method, n] of perMethod) {
+        const cap = batchCap(method);
+        if (cap !== null && n > cap) throw new SolgateError('INVALID_REQUEST', `Batch too large: at most ${cap} ${method} calls per batch (this one has ${n})`);
+      }
+    }
     // Each call of a known method is rate-limited and charged (a batch as several calls) before any runs.
     if (deps.meter)
-      for (const r of Array.isArray(body) ? body : [body]) {
-        const call = calls.get((r as { method?: unknown } | null)?.method as string);
+      for (const r of requests) {
+        const call = calls.get(r?.method as string) ?? (forwarded(r?.method) ? standardCall(r.method, r.params) : undefined);
         if (call) await deps.meter.charge(req, reply, call);
       }
     // Coverage reported by the calls: the header says partial when any answer is (the first such report).

@@ -1,0 +1,88 @@
+/**
+ * Forwarding of standard JSON-RPC requests to the cluster RPC (src/api/rpc/standard.ts): one keep-alive connection
+ * pool (undici), a deadline per request, retries only of idempotent methods and only for failures that say nothing
+ * reached the node or it asked to be tried again (connection refused/reset, HTTP 429/502/503/504), and the node's
+ * answer passed back unchanged — `result`, or its JSON-RPC `error` with code, message and data — under the client's
+ * own request id. Integers too long to be exact as a JS number (u64 `rentEpoch`, supplies) stay exact
+ * (`parseJsonBigInt` into bigints, written back as bare integers by the response serializer).
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from 'pino';
+import { Agent, request } from 'undici';
+import { SolgateError, errorText } from '../core/errors.js';
+import { parseJsonBigInt } from './json.js';
+import type { RpcReply, UpstreamRpc } from '../core/upstream.js';
+
+export type { UpstreamRpc } from '../core/upstream.js';
+
+export interface UpstreamRpcOptions {
+  url: string;
+  /** Deadline of one forwarded request, retries included (default 30 s). */
+  timeoutMs?: number;
+  /** Retries of an idempotent request after a transient failure (default 2). */
+  retries?: number;
+  /** Connections kept to the node (default 32). */
+  connections?: number;
+  logger?: Logger;
+}
+
+const RETRY_STATUS = new Set([429, 502, 503, 504]);
+const RETRY_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+
+export function createUpstreamRpc(o: UpstreamRpcOptions): UpstreamRpc {
+  const agent = new Agent({ connections: o.connections ?? 32, keepAliveTimeout: 30_000, pipelining: 1 });
+  const timeoutMs = o.timeoutMs ?? 30_000;
+  const retries = o.retries ?? 2;
+  let seq = 0;
+
+  async function once(body: string, signal: AbortSignal): Promise<{ status: number; text: string }> {
+    const res = await request(o.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body, dispatcher: agent, signal });
+    return { status: res.statusCode, text: await res.body.text() };
+  }
+
+  return {
+    async forward(method, params, id, idempotent) {
+      const own = ++seq;
+      const body = JSON.stringify(params === undefined ? { jsonrpc: '2.0', id: own, method } : { jsonrpc: '2.0', id: own, method, params });
+      const deadline = AbortSignal.timeout(timeoutMs);
+      for (let attempt = 0; ; attempt++) {
+        let status = 0;
+        let text = '';
+        try {
+          ({ status, text } = await once(body, deadline));
+        } catch (e) {
+          if (deadline.aborted) throw new SolgateError('UPSTREAM_TIMEOUT', `The cluster RPC did not answer ${method} within ${timeoutMs} ms`);
+          const code = (e as { code?: string }).code ?? (e as { cause?: { code?: string } }).cause?.code;
+          if (idempotent && attempt < retries && code && RETRY_CODES.has(code)) {
+            await sleep(100 * 2 ** attempt);
+            continue;
+          }
+          o.logger?.warn({ err: e, method }, 'rpc proxy: the cluster RPC could not be reached');
+          throw new SolgateError('UNAVAILABLE', `The cluster RPC could not be reached (${errorText(e)})`);
+        }
+        let reply: RpcReply | null = null;
+        try {
+          const parsed = parseJsonBigInt(text) as Partial<RpcReply> | null;
+          if (parsed && typeof parsed === 'object' && !Array.isArray(parsed) && ('result' in parsed || 'error' in parsed)) reply = parsed as RpcReply;
+        } catch {
+          // not JSON: handled by status below
+        }
+        if (reply?.error || (reply && status >= 200 && status < 300)) {
+          const out: RpcReply = { jsonrpc: '2.0', id };
+          if (reply.error) out.error = reply.error;
+          else out.result = reply.result;
+          // A node that rate-limits with a JSON-RPC error body is retried like one that answers a bare 429.
+          if (!(status === 429 && idempotent && attempt < retries)) return out;
+        }
+        if (idempotent && attempt < retries && RETRY_STATUS.has(status)) {
+          await sleep(100 * 2 ** attempt);
+          continue;
+        }
+        throw new SolgateError('UNAVAILABLE', `The cluster RPC answered ${method} with HTTP ${status}`, { details: text.slice(0, 200) });
+      }
+    },
+    async close() {
+      await agent.close();
+    },
+  };
+}
