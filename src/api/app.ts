@@ -16,6 +16,7 @@ import { normalizeError } from './plugins/errors.js';
 import { restErrorBody } from './wire/errors.js';
 import { SolgateError } from '../core/errors.js';
 import { docsApi } from './docs/index.js';
+import { STANDARD_METHODS } from './rpc/standard.js';
 import { opsApi } from './ops.js';
 import { registerCors } from './plugins/cors.js';
 import { registerJsonParser } from './plugins/json-body.js';
@@ -86,7 +87,7 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   await registerCors(app as unknown as FastifyInstance, deps.corsOrigins);
 
   // /docs, /docs/openapi.json, /docs/openrpc.json (no key); first, so it records every route registered after it.
-  docsApi(app as unknown as FastifyInstance);
+  docsApi(app as unknown as FastifyInstance, { forwarded: deps.upstreamRpc ? [...STANDARD_METHODS].sort() : [] });
 
   // /health, /ready, /metrics and the HTTP metrics hook (on the root scope, so every interface inherits it).
   opsApi(app as unknown as FastifyInstance, deps);

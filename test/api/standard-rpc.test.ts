@@ -157,6 +157,15 @@ describe('standard JSON-RPC through solgate', () => {
     }
   });
 
+  it('/docs/openrpc.json lists the forwarded methods with their credits', async () => {
+    const doc = (await (await fetch(`${url}/docs/openrpc.json`)).json()) as { methods: { name: string; summary: string; 'x-forwarded'?: boolean }[] };
+    const byName = new Map(doc.methods.map((m) => [m.name, m]));
+    expect(byName.get('getBalance')).toMatchObject({ summary: 'getBalance (1 credit)', 'x-forwarded': true });
+    expect(byName.get('getProgramAccounts')).toMatchObject({ summary: 'getProgramAccounts (10 credits)', 'x-forwarded': true });
+    expect(byName.get('getAsset')?.['x-forwarded']).toBeUndefined();
+    expect((await fetch(`${url}/docs`)).status).toBe(200);
+  });
+
   it('without a cluster RPC, standard methods are not found', async () => {
     const other = await createTestApp();
     try {

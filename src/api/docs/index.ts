@@ -24,6 +24,8 @@ function packageVersion(): string {
 export interface DocsOptions {
   /** The JSON-RPC methods to describe (default: the registry's, which the endpoint serves). */
   methods?: readonly RpcMethod[];
+  /** Standard Solana methods forwarded to the cluster RPC (listed when the process has one). */
+  forwarded?: readonly string[];
 }
 
 export function docsApi(app: FastifyInstance, opts: DocsOptions = {}): void {
@@ -33,7 +35,7 @@ export function docsApi(app: FastifyInstance, opts: DocsOptions = {}): void {
   const docs = () => {
     if (!cache) {
       const openapi = buildOpenApi(routes, { version });
-      const openrpc = buildOpenRpc(opts.methods ?? RPC_METHODS, { version });
+      const openrpc = buildOpenRpc(opts.methods ?? RPC_METHODS, { version }, opts.forwarded);
       cache = { openapi, openrpc, page: renderDocsPage(openapi, openrpc) };
     }
     return cache;

@@ -9,6 +9,8 @@
  * answers with.
  */
 import { ERROR_TABLE } from '../wire/errors.js';
+import type { Call } from '../../accounts/meter.js';
+import { standardCall } from '../rpc/standard.js';
 import type { RpcMethod } from '../rpc/method.js';
 import { isListParams, isNoParams, type ParamsSchema } from '../rpc/params-schema.js';
 
@@ -66,10 +68,29 @@ function methodEntry(m: RpcMethod, wireName: string): Record<string, unknown> {
   };
 }
 
-/** The OpenRPC document of `methods` (every wire name and alias). */
-export function buildOpenRpc(methods: readonly RpcMethod[], info: { version: string }): Record<string, unknown> {
+/** A standard Solana method the gateway forwards to the cluster RPC (its params and result are the node's). */
+function forwardedEntry(name: string, call: Call): Record<string, unknown> {
+  return {
+    name,
+    summary: `${name} (${call.cost === 'rpcHeavy' ? 10 : 1} credit${call.cost === 'rpcHeavy' ? 's' : ''})`,
+    description: 'Standard Solana JSON-RPC method, forwarded to the cluster RPC: params, result and errors are the node\'s (docs/rpc.md).',
+    tags: [{ name: 'Solana RPC' }],
+    paramStructure: 'by-position',
+    params: [],
+    result: { name: 'result', schema: {} },
+    errors: errors(),
+    'x-forwarded': true,
+  };
+}
+
+/**
+ * The OpenRPC document of `methods` (every wire name and alias) and, when the process forwards them, the standard
+ * Solana methods.
+ */
+export function buildOpenRpc(methods: readonly RpcMethod[], info: { version: string }, forwarded: readonly string[] = []): Record<string, unknown> {
   const entries: Record<string, unknown>[] = [];
   for (const m of methods) for (const n of [m.name, ...(m.aliases ?? [])]) entries.push(methodEntry(m, n));
+  for (const n of forwarded) entries.push(forwardedEntry(n, standardCall(n, [])));
   return {
     openrpc: '1.3.2',
     info: {
