@@ -51,6 +51,7 @@ export class LocalChain {
   private openTime: number;
   private timer: NodeJS.Timeout | null = null;
   private readonly listeners = new Set<(block: LocalBlock) => void>();
+  private readonly txListeners = new Set<(tx: LocalTx) => void>();
   private airdropNonce = 0;
   /** Program and token-account indexes (`getProgramAccounts`, `getTokenAccountsBy*`, `getTokenLargestAccounts`). */
   readonly accounts: AccountIndex;
@@ -193,6 +194,12 @@ export class LocalChain {
     return () => this.listeners.delete(listener);
   }
 
+  /** Subscribes to committed transactions as they execute into the open slot; returns the unsubscribe function. */
+  onTransaction(listener: (tx: LocalTx) => void): () => void {
+    this.txListeners.add(listener);
+    return () => this.txListeners.delete(listener);
+  }
+
   /**
    * Closes the open slot. Returns its block, or `null` when the slot was skipped (`skip: true`, or empty with
    * `emptySlots: 'skip'`). Skipping a slot that already holds transactions is an error.
@@ -265,6 +272,7 @@ export class LocalChain {
     const tx: LocalTx = { ...out.tx, slot: this.openSlot, indexInBlock: this.pending.length, blockTime: this.openTime };
     this.pending.push(tx);
     this.pendingSigs.add(signature);
+    for (const l of this.txListeners) l(tx);
     return { kind: 'committed', signature, tx };
   }
 

@@ -37,7 +37,7 @@ export type ExecOutcome =
   | { committed: false; err: RpcTransactionError };
 
 /** Whether account key `i` is writable per the message header (static keys), or a writable lookup-table key. */
-function isWritable(tx: DecodedTx, i: number): boolean {
+export function isWritable(tx: DecodedTx, i: number): boolean {
   const h = tx.header;
   const n = tx.staticKeys.length;
   if (i >= n) return i < n + tx.addressTableLookups.reduce((k, l) => k + l.writableIndexes.length, 0);

@@ -30,14 +30,21 @@
  *   accounts (and to every snapshot) and ~65 MB of resident memory.
  * - `accounts: [...]` installs accounts at genesis as they are (`solana-test-validator --account`), e.g. recorded
  *   Token Metadata or MPL Core accounts, whose programs the chain cannot run.
+ * - PubSub: agave's WebSocket subscriptions (`pubsub.ts`) on `net.wsUrl` (the HTTP port) and `net.pubsubUrl`
+ *   (port + 1, where web3.js `Connection` looks by default), so `sendAndConfirmTransaction`, `onAccountChange` and
+ *   kit's `createSolanaRpcSubscriptions` work against the localnet. Every commitment is notified when the block is
+ *   produced (a produced block is final at once).
  */
 import { LocalChain, type LocalChainOptions } from './chain.js';
 import { startRpcServer } from './rpc-server.js';
+import type { LocalPubSub, LocalPubSubOptions } from './pubsub.js';
 
 export { LocalChain, BLOCKHASH_VALIDITY } from './chain.js';
 export type { LocalChainOptions, SendOutcome, ChainSnapshotMeta, GenesisAccount } from './chain.js';
 export { startRpcServer, handleRpcBody } from './rpc-server.js';
-export type { LocalRpcServer } from './rpc-server.js';
+export type { LocalRpcServer, RpcServerOptions } from './rpc-server.js';
+export { LocalPubSub } from './pubsub.js';
+export type { LocalPubSubOptions } from './pubsub.js';
 export { startDemoWorkload } from './demo.js';
 export type { DemoWorkload, DemoOptions } from './demo.js';
 export { LocalnetBlockSource, toNormalizedBlock } from './block-source.js';
@@ -52,23 +59,34 @@ export interface LocalnetOptions extends LocalChainOptions {
   host?: string;
   /** Restart from a snapshot written by `chain.saveSnapshot(path)`. */
   snapshot?: string;
+  /** Also serve the WebSocket PubSub on port + 1 (default true; see `rpc-server.ts`). */
+  pubsubPortPlusOne?: boolean;
+  /** Limits of the WebSocket PubSub service. */
+  pubsub?: LocalPubSubOptions;
 }
 
 export interface Localnet {
   /** JSON-RPC endpoint, e.g. `http://127.0.0.1:8899`. */
   readonly url: string;
   readonly port: number;
+  /** WebSocket PubSub endpoint on the HTTP port, e.g. `ws://127.0.0.1:8899` (give it to kit's `createSolanaRpcSubscriptions`). */
+  readonly wsUrl: string;
+  /** The PubSub endpoint on port + 1, e.g. `ws://127.0.0.1:8900`: what web3.js `Connection(url)` derives; null when off. */
+  readonly pubsubUrl: string | null;
+  readonly pubsub: LocalPubSub;
   readonly chain: LocalChain;
   /** Stops slot production and the HTTP server. */
   close(): Promise<void>;
 }
 
-/** Starts a chain (slot timer included unless `slotMs: 0`) and its JSON-RPC server. */
+/** Starts a chain (slot timer included unless `slotMs: 0`) and its JSON-RPC server with the WebSocket PubSub. */
 export async function createLocalnet(opts: LocalnetOptions = {}): Promise<Localnet> {
   const chain = opts.snapshot ? await LocalChain.loadSnapshot(opts.snapshot, opts) : await LocalChain.create(opts);
   let server;
   try {
-    server = await startRpcServer(chain, { port: opts.port ?? 0, host: opts.host });
+    server = await startRpcServer(chain, {
+      port: opts.port ?? 0, host: opts.host, pubsubPortPlusOne: opts.pubsubPortPlusOne, pubsub: { warn: opts.warn, ...opts.pubsub },
+    });
   } catch (e) {
     chain.close();
     throw e;
@@ -76,6 +94,9 @@ export async function createLocalnet(opts: LocalnetOptions = {}): Promise<Localn
   return {
     url: server.url,
     port: server.port,
+    wsUrl: server.wsUrl,
+    pubsubUrl: server.pubsubUrl,
+    pubsub: server.pubsub,
     chain,
     close: async () => {
       chain.stop();
