@@ -1,6 +1,7 @@
 /**
- * `solgate localnet [--port P] [--demo]`: only the built-in local chain's JSON-RPC, until interrupted. The chain
- * carries the Light Protocol (ZK Compression) programs and genesis trees unless SOLGATE_LOCALNET_LIGHT=false.
+ * `solgate localnet [--port P] [--demo]`: only the built-in local chain's JSON-RPC (and its WebSocket PubSub on the
+ * same port and on port + 1), until interrupted. The chain carries the Light Protocol (ZK Compression) programs and
+ * genesis trees unless SOLGATE_LOCALNET_LIGHT=false.
  */
 import { loadConfig } from '../config/index.js';
 import { makeLogger } from './runtime.js';
@@ -14,6 +15,8 @@ export async function runLocalnet(opts: { port?: number; demo: boolean }): Promi
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port must be 0–65535');
   const chain = await startDemoChain({ port, slotMs: config.localnetSlotMs, startSlot: 0, logger, workload: opts.demo, light: config.localnetLight });
   console.log(`localnet JSON-RPC on ${chain.url} (faucet ${chain.faucet})${opts.demo ? `; demo wallets: ${chain.wallets.join(' ')}` : ''}`);
+  const net = chain.localnet;
+  console.log(`localnet WebSocket (PubSub) on ${net.wsUrl}${net.pubsubUrl ? ` and ${net.pubsubUrl} (port + 1, where web3.js Connection looks)` : ''}`);
   if (chain.lightGenesis) {
     console.log(`Light Protocol (ZK Compression) programs and genesis trees loaded${chain.light ? `; demo compressed-token mint: ${chain.light.mint}` : ''}`);
   }
