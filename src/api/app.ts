@@ -16,6 +16,7 @@ import { normalizeError } from './plugins/errors.js';
 import { restErrorBody } from './wire/errors.js';
 import { SolgateError } from '../core/errors.js';
 import { docsApi } from './docs/index.js';
+import { pubsubApi } from './ws/pubsub.js';
 import { STANDARD_METHODS } from './rpc/standard.js';
 import { opsApi } from './ops.js';
 import { registerCors } from './plugins/cors.js';
@@ -97,6 +98,8 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(async (scope) => webhooksApi(scope, deps));
   await app.register(async (scope) => transactionsApi(scope, deps));
   await app.register(async (scope) => jsonRpcApi(scope, deps));
+  // WebSockets on the same port and path (GET / with an upgrade), when the process has a cluster to bridge to.
+  if (deps.pubsub) await app.register(async (scope) => pubsubApi(scope, deps, deps.pubsub!));
   // Admin API and dashboard (without an admin token, their paths answer a 404 naming SOLGATE_ADMIN_TOKEN).
   await app.register(async (scope) => adminApi(scope, deps));
   // Keys presented to the Sender are checked against this app's database. Without an upstream, /fast and /ping

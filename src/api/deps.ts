@@ -1,5 +1,5 @@
 /** Everything the HTTP API needs, composed by the CLI (no globals). */
-import type { UpstreamRpc } from '../core/upstream.js';
+import type { UpstreamRpc, UpstreamSocketFactory } from '../core/upstream.js';
 import type { EnsureCovered, IndexCoverage, KeyNeed } from '../core/coverage.js';
 import type { Logger } from 'pino';
 import type { Db } from '../store/db.js';
@@ -47,6 +47,21 @@ export interface ApiDeps {
    * answer -32601 Method not found.
    */
   upstreamRpc?: UpstreamRpc;
+  /** The WebSocket endpoint (src/api/ws/pubsub.ts): the cluster's PubSub bridged; absent, no WebSocket endpoint. */
+  pubsub?: PubsubOptions;
   /** Puts keys that list assets (collections, creators, authorities) on the watch list. */
   trackKeys?: (need: KeyNeed, keys: string[]) => Promise<void>;
+}
+
+/** The WebSocket endpoint's bridge and limits (src/api/ws/pubsub.ts). */
+export interface PubsubOptions {
+  upstream: UpstreamSocketFactory;
+  /** Open connections per API key (default 100). */
+  maxConnectionsPerKey?: number;
+  /** Subscriptions per connection (default 1000). */
+  maxSubscriptions?: number;
+  /** Unsent bytes a client may leave queued before it is cut off (default 8 MiB). */
+  maxBufferedBytes?: number;
+  /** Ping interval; a client that has not answered the previous ping is terminated (default 30 s). */
+  pingMs?: number;
 }

@@ -26,6 +26,7 @@ import { createTipWatcher, type TipWatcher } from '../sources/tip-watcher.js';
 import { createRpcPoller, fetchAccounts, type RpcPoller } from '../sources/rpc-poller.js';
 import { createRpcClient, type RpcClient } from '../sources/rpc-client.js';
 import { createUpstreamRpc } from '../sources/upstream-rpc.js';
+import { createUpstreamSocketFactory, pubsubUrlOf } from '../sources/upstream-ws.js';
 import { createCoverageService } from '../ingest/hydrate.js';
 import { historyBeforeLive } from '../ingest/tree-backfill.js';
 import { createWebhookReplayer, type WebhookReplayer } from '../ingest/webhook-replay.js';
@@ -214,8 +215,10 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
   const upstreamUrl = config.rpcUpstreamUrl ?? rpcUrl;
   const upstreamRpc = upstreamUrl ? createUpstreamRpc({ url: upstreamUrl, timeoutMs: config.rpcUpstreamTimeoutMs, logger }) : null;
   if (upstreamRpc) closers.push(() => upstreamRpc.close());
+  const wsUrl = config.rpcUpstreamWsUrl ?? (upstreamUrl ? pubsubUrlOf(upstreamUrl) : undefined);
   const app = await buildApp({
     upstreamRpc: upstreamRpc ?? undefined,
+    pubsub: wsUrl ? { upstream: createUpstreamSocketFactory(wsUrl), maxConnectionsPerKey: config.wsMaxConnectionsPerKey, maxSubscriptions: config.wsMaxSubscriptions } : undefined,
     sender: sender ?? undefined,
     db,
     logger,

@@ -18,6 +18,9 @@ export const ENV_VARS: EnvVar[] = [
   { name: 'SOLGATE_DATA_DIR', default: './.data', description: 'Directory of the embedded database (used when DATABASE_URL is unset)' },
   { name: 'SOLANA_RPC_URL', default: undefined, description: 'Cluster JSON-RPC URL to index; unset = the built-in localnet (serve --demo) or no ingestion (serve)' },
   { name: 'SOLGATE_RPC_UPSTREAM_URL', default: undefined, description: 'Where the standard Solana JSON-RPC methods sent to `/` are forwarded (docs/rpc.md); unset = SOLANA_RPC_URL (or the demo chain); neither = they answer -32601' },
+  { name: 'SOLGATE_RPC_UPSTREAM_WS_URL', default: undefined, description: 'The cluster PubSub (WebSocket) endpoint the gateway\'s WebSocket subscriptions are bridged to (docs/rpc.md); unset = the upstream JSON-RPC URL with the ws/wss scheme' },
+  { name: 'SOLGATE_WS_MAX_CONNECTIONS_PER_KEY', default: '100', description: 'Open WebSocket connections per API key (more are closed with 1008)' },
+  { name: 'SOLGATE_WS_MAX_SUBSCRIPTIONS', default: '1000', description: 'Subscriptions per WebSocket connection (more are refused with -32602)' },
   { name: 'SOLGATE_RPC_UPSTREAM_TIMEOUT_MS', default: '30000', description: 'Deadline of one forwarded standard JSON-RPC request, retries included (a later answer is -32003)' },
   { name: 'SOLGATE_COMMITMENT', default: 'confirmed', description: 'Commitment used when polling the cluster (confirmed | finalized)' },
   { name: 'SOLGATE_START_SLOT', default: undefined, description: 'Slot to start indexing from when no checkpoint exists; unset = the current tip' },
@@ -94,6 +97,9 @@ export interface Config {
   rpcUrl: string | undefined;
   rpcUpstreamUrl: string | undefined;
   rpcUpstreamTimeoutMs: number;
+  rpcUpstreamWsUrl: string | undefined;
+  wsMaxConnectionsPerKey: number;
+  wsMaxSubscriptions: number;
   commitment: 'confirmed' | 'finalized';
   startSlot: number | undefined;
   ingestConcurrency: number;
@@ -275,6 +281,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rpcUrl: get('SOLANA_RPC_URL'),
     rpcUpstreamUrl: get('SOLGATE_RPC_UPSTREAM_URL'),
     rpcUpstreamTimeoutMs: int('SOLGATE_RPC_UPSTREAM_TIMEOUT_MS', get('SOLGATE_RPC_UPSTREAM_TIMEOUT_MS')!, 100, 600_000),
+    rpcUpstreamWsUrl: get('SOLGATE_RPC_UPSTREAM_WS_URL'),
+    wsMaxConnectionsPerKey: int('SOLGATE_WS_MAX_CONNECTIONS_PER_KEY', get('SOLGATE_WS_MAX_CONNECTIONS_PER_KEY')!, 1, 1_000_000),
+    wsMaxSubscriptions: int('SOLGATE_WS_MAX_SUBSCRIPTIONS', get('SOLGATE_WS_MAX_SUBSCRIPTIONS')!, 1, 1_000_000),
     commitment,
     startSlot: start === undefined ? undefined : int('SOLGATE_START_SLOT', start, 0),
     ingestConcurrency: int('SOLGATE_INGEST_CONCURRENCY', get('SOLGATE_INGEST_CONCURRENCY')!, 1, 256),

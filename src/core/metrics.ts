@@ -2,7 +2,7 @@
  * Prometheus metrics of the process (prom-client), in one registry served at `GET /metrics`. Modules import the
  * metric they update from here, so every name is declared once.
  */
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry, prefix: 'solgate_process_' });
@@ -128,5 +128,35 @@ export const ingestGapsDetected = new Counter({
 export const ingestBackfilledBlocks = new Counter({
   name: 'solgate_ingest_backfilled_blocks_total',
   help: 'Blocks fetched and ingested late because the gap re-check found them after their slot had been passed as skipped',
+  registers: [registry],
+});
+
+/** Open WebSocket connections of the PubSub endpoint. */
+export const wsConnections = new Gauge({
+  name: 'solgate_ws_connections',
+  help: 'Open WebSocket connections of the PubSub endpoint',
+  registers: [registry],
+});
+
+/** WebSocket subscribe requests, by method and outcome (ok: sent to the cluster; refused: by a limit or invalid). */
+export const wsSubscribes = new Counter({
+  name: 'solgate_ws_subscribe_requests_total',
+  help: 'WebSocket subscribe requests by method and outcome',
+  labelNames: ['method', 'outcome'] as const,
+  registers: [registry],
+});
+
+/** Notifications passed to clients. */
+export const wsNotifications = new Counter({
+  name: 'solgate_ws_notifications_total',
+  help: 'WebSocket messages passed from the cluster to clients',
+  registers: [registry],
+});
+
+/** WebSocket connections closed by the gateway, by reason. */
+export const wsClosed = new Counter({
+  name: 'solgate_ws_closed_total',
+  help: 'WebSocket connections the gateway closed, by reason',
+  labelNames: ['reason'] as const,
   registers: [registry],
 });

@@ -8,3 +8,17 @@ export interface UpstreamRpc {
   forward(method: string, params: unknown, id: unknown, idempotent: boolean): Promise<RpcReply>;
   close(): Promise<void>;
 }
+
+/** One WebSocket connection to the cluster's PubSub endpoint (src/sources/upstream-ws.ts). */
+export interface UpstreamSocket {
+  /** Resolves once connected; rejects with the cause when the endpoint cannot be reached. */
+  readonly ready: Promise<void>;
+  send(text: string): void;
+  /** Every text frame the node sends, as is. */
+  onMessage(cb: (text: string) => void): void;
+  /** Called once when the connection ends (closed by either side or failed), with a reason. */
+  onClose(cb: (reason: string) => void): void;
+  close(): void;
+}
+
+export type UpstreamSocketFactory = () => UpstreamSocket;

@@ -1,0 +1,168 @@
+/**
+ * The WebSocket endpoint on the gateway's own port, bridged to the cluster's PubSub (the built-in localnet here):
+ * unmodified `@solana/kit` (`createSolanaRpcSubscriptions` + `sendAndConfirmTransactionFactory`, account
+ * notifications) and `@solana/web3.js` (`sendAndConfirmTransaction`, `onAccountChange`) pointed at solgate's one URL;
+ * keys are required at the upgrade; only PubSub methods pass; per-key connection and per-connection subscription
+ * limits answer with their close code / error; a node that cannot be reached closes the connection with 1011.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import {
+  appendTransactionMessageInstruction, createSolanaRpc, createSolanaRpcSubscriptions, createTransactionMessage, generateKeyPairSigner,
+  lamports, pipe, sendAndConfirmTransactionFactory, setTransactionMessageFeePayerSigner, setTransactionMessageLifetimeUsingBlockhash,
+  signTransactionMessageWithSigners, airdropFactory, type Address,
+} from '@solana/kit';
+import { getTransferSolInstruction } from '@solana-program/system';
+import { Connection, Keypair, LAMPORTS_PER_SOL, PublicKey, SystemProgram, Transaction, sendAndConfirmTransaction } from '@solana/web3.js';
+import { createLocalnet, type Localnet } from '../../src/sources/localnet/index.js';
+import { createUpstreamRpc, type UpstreamRpc } from '../../src/sources/upstream-rpc.js';
+import { createUpstreamSocketFactory, pubsubUrlOf } from '../../src/sources/upstream-ws.js';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+import { freePort } from '../helpers/net.js';
+
+let net: Localnet;
+let upstream: UpstreamRpc;
+let ta: TestApp;
+let http: string;
+let ws: string;
+
+function open(url: string): Promise<{ sock: WebSocket; messages: any[]; closed: Promise<{ code: number; reason: string }> }> {
+  return new Promise((resolve, reject) => {
+    const sock = new WebSocket(url);
+    const messages: any[] = [];
+    const closed = new Promise<{ code: number; reason: string }>((r) => sock.on('close', (code, reason) => r({ code, reason: reason.toString() })));
+    sock.on('message', (d) => messages.push(JSON.parse(d.toString())));
+    sock.once('open', () => resolve({ sock, messages, closed }));
+    sock.once('unexpected-response', (_req, res) => reject(Object.assign(new Error(`HTTP ${res.statusCode}`), { status: res.statusCode })));
+    sock.once('error', reject);
+  });
+}
+
+async function until<T>(what: string, f: () => T | undefined, ms = 20_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = f();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+beforeAll(async () => {
+  net = await createLocalnet({ slotMs: 50 });
+  upstream = createUpstreamRpc({ url: net.url });
+  ta = await createTestApp({
+    upstreamRpc: upstream,
+    pubsub: { upstream: createUpstreamSocketFactory(pubsubUrlOf(net.url)) },
+  });
+  const port = await freePort();
+  await ta.app.listen({ port, host: '127.0.0.1' });
+  http = `http://127.0.0.1:${port}/?api-key=${ta.key}`;
+  ws = `ws://127.0.0.1:${port}/?api-key=${ta.key}`;
+});
+
+afterAll(async () => {
+  await ta?.close();
+  await upstream?.close();
+  await net?.close();
+});
+
+describe('WebSockets through solgate', () => {
+  it('@solana/kit: airdrop, send and confirm a transfer, account notifications — one URL', async () => {
+    const rpc = createSolanaRpc(http);
+    const rpcSubscriptions = createSolanaRpcSubscriptions(ws);
+    const payer = await generateKeyPairSigner();
+    const to = (await generateKeyPairSigner()).address;
+    await airdropFactory({ rpc, rpcSubscriptions })({ recipientAddress: payer.address, lamports: lamports(2_000_000_000n), commitment: 'confirmed' });
+    const ctl = new AbortController();
+    const notes = await rpcSubscriptions.accountNotifications(to as Address, { commitment: 'confirmed', encoding: 'base64' }).subscribe({ abortSignal: ctl.signal });
+    const first = (async () => {
+      for await (const n of notes) return n;
+    })();
+    const { value: blockhash } = await rpc.getLatestBlockhash().send();
+    const msg = pipe(
+      createTransactionMessage({ version: 0 }),
+      (m) => setTransactionMessageFeePayerSigner(payer, m),
+      (m) => setTransactionMessageLifetimeUsingBlockhash(blockhash, m),
+      (m) => appendTransactionMessageInstruction(getTransferSolInstruction({ source: payer, destination: to as Address, amount: 5_000_000n }), m),
+    );
+    const signed = await signTransactionMessageWithSigners(msg);
+    await sendAndConfirmTransactionFactory({ rpc, rpcSubscriptions })(signed as Parameters<ReturnType<typeof sendAndConfirmTransactionFactory>>[0], { commitment: 'confirmed' });
+    const n = await first;
+    ctl.abort();
+    expect(n?.value.lamports).toBe(5_000_000n);
+  });
+
+  it('@solana/web3.js: sendAndConfirmTransaction and onAccountChange through solgate', async () => {
+    const conn = new Connection(http, { commitment: 'confirmed', wsEndpoint: ws });
+    const payer = Keypair.generate();
+    const to = Keypair.generate().publicKey;
+    const sig = await conn.requestAirdrop(payer.publicKey, 2 * LAMPORTS_PER_SOL);
+    const bh = await conn.getLatestBlockhash();
+    await conn.confirmTransaction({ signature: sig, ...bh }, 'confirmed');
+    let seen: number | null = null;
+    const sub = conn.onAccountChange(to, (acc) => (seen = acc.lamports), { commitment: 'confirmed' });
+    const t0 = Date.now();
+    await sendAndConfirmTransaction(conn, new Transaction().add(SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: to, lamports: 3_000_000 })), [payer]);
+    expect(Date.now() - t0).toBeLessThan(20_000);
+    await until('the account notification', () => seen ?? undefined);
+    expect(seen).toBe(3_000_000);
+    await conn.removeAccountChangeListener(sub);
+    expect(new PublicKey(to).toBase58()).toBe(to.toBase58());
+  });
+
+  it('needs a key at the upgrade; answers only PubSub methods', async () => {
+    await expect(open(ws.replace(/\?api-key=.*/, ''))).rejects.toMatchObject({ status: 401 });
+    await expect(open(ws.replace(/api-key=.*/, 'api-key=nope'))).rejects.toMatchObject({ status: 401 });
+    const c = await open(ws);
+    c.sock.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getBalance', params: ['11111111111111111111111111111111'] }));
+    c.sock.send('not json');
+    const got = await until('two answers', () => (c.messages.length >= 2 ? c.messages : undefined));
+    expect(got).toEqual([
+      { jsonrpc: '2.0', error: { code: -32601, message: 'Method not found' }, id: 1 },
+      { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error' }, id: null },
+    ]);
+    c.sock.close();
+  });
+
+  it('limits subscriptions per connection and connections per key, with clear answers', async () => {
+    const limited = await createTestApp({ pubsub: { upstream: createUpstreamSocketFactory(pubsubUrlOf(net.url)), maxConnectionsPerKey: 3, maxSubscriptions: 2 } });
+    const port = await freePort();
+    await limited.app.listen({ port, host: '127.0.0.1' });
+    const ws = `ws://127.0.0.1:${port}/?api-key=${limited.key}`;
+    const c = await open(ws);
+    for (let id = 1; id <= 3; id++) c.sock.send(JSON.stringify({ jsonrpc: '2.0', id, method: 'slotSubscribe' }));
+    const answers = await until('three answers', () => {
+      const a = c.messages.filter((m) => m.id !== undefined);
+      return a.length >= 3 ? a : undefined;
+    });
+    expect(answers.filter((m) => typeof m.result === 'number')).toHaveLength(2);
+    expect(answers.find((m) => m.error)).toEqual({ jsonrpc: '2.0', error: { code: -32602, message: 'Too many subscriptions: at most 2 per connection' }, id: 3 });
+    const more = [await open(ws), await open(ws)];
+    const over = await open(ws);
+    expect(await over.closed).toEqual({ code: 1008, reason: 'too many connections for this API key' });
+    for (const x of [c, ...more]) x.sock.close();
+    // Closed connections no longer count.
+    await Promise.all([c, ...more].map((x) => x.closed));
+    const again = await open(ws);
+    again.sock.send(JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'slotSubscribe' }));
+    await until('a subscription', () => again.messages.find((m) => m.id === 9));
+    again.sock.close();
+    await limited.close();
+  });
+
+  it('a cluster WebSocket that cannot be reached closes the connection with 1011 and the cause', async () => {
+    const other = await createTestApp({ pubsub: { upstream: createUpstreamSocketFactory(`ws://127.0.0.1:${await freePort()}/`) } });
+    const port = await freePort();
+    await other.app.listen({ port, host: '127.0.0.1' });
+    try {
+      const c = await open(`ws://127.0.0.1:${port}/?api-key=${other.key}`);
+      c.sock.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'slotSubscribe' }));
+      const closed = await c.closed;
+      expect(closed.code).toBe(1011);
+      expect(closed.reason).toMatch(/^the cluster WebSocket/);
+    } finally {
+      await other.close();
+    }
+  });
+});
