@@ -433,6 +433,10 @@ async function printDemoBanner(rt: Runtime, demo: DemoChain, port: number, admin
       ]
       : []),
     '',
+    '  Standard Solana JSON-RPC and WebSocket subscriptions on the same URL (point @solana/kit or web3.js at it):',
+    `    curl -H "X-Api-Key: ${key}" -H 'content-type: application/json' ${base}/ -d '{"jsonrpc":"2.0","id":1,"method":"getBalance","params":["${w}"]}'`,
+    `    WebSocket: ${base.replace(/^http/, 'ws')}/?api-key=${key}`,
+    '',
     `  API reference:  ${base}/docs   (OpenAPI: /docs/openapi.json, OpenRPC: /docs/openrpc.json)`,
     adminToken
       ? `  Dashboard:      ${base}/dashboard   admin token: ${rt.config.adminToken ? 'SOLGATE_ADMIN_TOKEN' : `${adminToken} (made for this run; set SOLGATE_ADMIN_TOKEN to keep one)`}`
