@@ -12,7 +12,7 @@ export const BUCKETS = ['rpc', 'das', 'photon', 'validityProof', 'sendTransactio
 export type Bucket = (typeof BUCKETS)[number];
 
 /** What a call costs, by category. */
-export const COST_CATEGORIES = ['wallet', 'das', 'zk', 'validityProof', 'webhookManagement', 'webhookEvent', 'enhanced', 'tokenMetadata', 'rpc', 'rpcHeavy', 'sender'] as const;
+export const COST_CATEGORIES = ['wallet', 'das', 'zk', 'validityProof', 'webhookManagement', 'webhookEvent', 'enhanced', 'tokenMetadata', 'rpc', 'rpcHeavy', 'addressHistory', 'sender'] as const;
 export type CostCategory = (typeof COST_CATEGORIES)[number];
 
 /** Features a plan may leave out (403 when it does). */
@@ -60,7 +60,7 @@ export const DEFAULT_PLAN_TABLE: PlanTable = {
     business: plan('business', [200, 50, 50, 10, 50, 50, 50], 100_000_000, ['walletIdentity'], 50),
     professional: plan('professional', [500, 100, 100, 20, 100, 100, 75], 200_000_000, ['walletIdentity'], 50),
   },
-  credits: { wallet: 100, das: 10, zk: 10, validityProof: 100, webhookManagement: 100, webhookEvent: 1, enhanced: 100, tokenMetadata: 10, rpc: 1, rpcHeavy: 10, sender: 0 },
+  credits: { wallet: 100, das: 10, zk: 10, validityProof: 100, webhookManagement: 100, webhookEvent: 1, enhanced: 100, tokenMetadata: 10, rpc: 1, rpcHeavy: 10, addressHistory: 100, sender: 0 },
   fallbackPlan: 'free',
 };
 

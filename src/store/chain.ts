@@ -197,3 +197,68 @@ export async function queryHistory(q: Queryable, h: HistoryQuery): Promise<Histo
     changes: r.changes ?? [],
   }));
 }
+
+type Range = Partial<Record<'gt' | 'gte' | 'lt' | 'lte' | 'eq', number | string>>;
+
+/** A page of `getTransactionsForAddress` (src/api/rpc/methods/getTransactionsForAddress.ts). */
+export interface AddressTxQuery {
+  address: string;
+  desc: boolean;
+  limit: number;
+  /** Continue after this (slot, position) in the listing direction. */
+  after?: { slot: number; index: number };
+  slot?: Range;
+  blockTime?: Range;
+  signature?: Range;
+  status: 'succeeded' | 'failed' | 'any';
+  /** address_transactions relations to include (1 direct, 2 balance of an owned token account changed, 3 touched). */
+  relations: number[];
+}
+
+export interface AddressTxRow {
+  signature: string;
+  slot: number;
+  txIndex: number;
+  blockTime: number | null;
+  err: unknown;
+}
+
+const OPS = { gt: '>', gte: '>=', lt: '<', lte: '<=', eq: '=' } as const;
+
+/** One page of an address's transactions by the extension's filters; `more` when rows follow it. */
+export async function addressTransactionsPage(q: Queryable, x: AddressTxQuery): Promise<{ rows: AddressTxRow[]; more: boolean }> {
+  const params: unknown[] = [x.address, x.relations];
+  const where = ['a.address = $1', 'a.relation = ANY($2::smallint[])'];
+  const add = (col: string, r: Range | undefined, cast: string) => {
+    for (const [k, v] of Object.entries(r ?? {})) {
+      params.push(v);
+      where.push(`${col} ${OPS[k as keyof typeof OPS]} $${params.length}::${cast}`);
+    }
+  };
+  add('a.slot', x.slot, 'int8');
+  add('t.block_time', x.blockTime, 'int8');
+  add('a.signature', x.signature, 'text');
+  if (x.status === 'succeeded') where.push('t.err IS NULL');
+  if (x.status === 'failed') where.push('t.err IS NOT NULL');
+  if (x.after) {
+    params.push(x.after.slot, x.after.index);
+    where.push(`(a.slot, a.tx_index) ${x.desc ? '<' : '>'} ($${params.length - 1}::int8, $${params.length}::int4)`);
+  }
+  params.push(x.limit + 1);
+  const dir = x.desc ? 'DESC' : 'ASC';
+  const { rows } = await q.query<{ signature: string; slot: string | number; tx_index: number; block_time: string | number | null; err: unknown }>(
+    `SELECT a.signature, a.slot, a.tx_index, t.block_time, t.err
+       FROM address_transactions a JOIN transactions t ON t.signature = a.signature
+      WHERE ${where.join(' AND ')}
+      ORDER BY a.slot ${dir}, a.tx_index ${dir}, a.signature ${dir}
+      LIMIT $${params.length}`,
+    params,
+  );
+  const more = rows.length > x.limit;
+  return {
+    more,
+    rows: rows.slice(0, x.limit).map((r) => ({
+      signature: r.signature, slot: Number(r.slot), txIndex: r.tx_index, blockTime: r.block_time == null ? null : Number(r.block_time), err: r.err ?? null,
+    })),
+  };
+}

@@ -12,7 +12,7 @@ import type { ApiDeps } from '../deps.js';
 import { createAuthenticator } from '../plugins/auth.js';
 import { normalizeError } from '../plugins/errors.js';
 import { isRpcId, rpcErrorBody } from '../wire/errors.js';
-import { isZkMethod, methodCalls, methodTable } from './registry.js';
+import { isZkMethod, methodCalls, methodTable, UNBATCHABLE } from './registry.js';
 import { batchCap, isIdempotent, STANDARD_METHODS, standardCall } from './standard.js';
 import type { RpcCallContext } from './method.js';
 import { COVERAGE_HEADER, coverageHeaderValue, type CoverageReport } from '../../core/coverage.js';
@@ -110,6 +110,9 @@ export async function jsonRpcApi(app: FastifyInstance, deps: ApiDeps): Promise<v
       if (body.length > MAX_BATCH) throw new SolgateError('INVALID_REQUEST', `Batch too large: at most ${MAX_BATCH} requests`);
     }
     const requests = (Array.isArray(body) ? body : [body]) as ({ method?: unknown; params?: unknown } | null)[];
+    if (Array.isArray(body))
+      for (const r of requests)
+        if (typeof r?.method === 'string' && UNBATCHABLE.has(r.method)) throw new SolgateError('INVALID_REQUEST', `${r.method} cannot be sent in a batch`);
     // A batch carries at most 100 getTransaction calls and 10 of each other archival method (compat-facts-rpc §7).
     if (Array.isArray(body) && upstream) {
       const perMethod = new Map<string, number>();

@@ -52,6 +52,7 @@ import { getTransactionWithCompressionInfo } from './methods/zk/getTransactionWi
 import { getTransactionWithCompressionInfoV2 } from './methods/zk/getTransactionWithCompressionInfoV2.js';
 import { getValidityProof } from './methods/zk/getValidityProof.js';
 import { getValidityProofV2 } from './methods/zk/getValidityProofV2.js';
+import { getTransactionsForAddress } from './methods/getTransactionsForAddress.js';
 
 /** DAS (Helius and Metaplex names). */
 const DAS_METHODS: RpcMethod[] = [getAsset, getAssetBatch, getTokenAccounts, getNftEditions, getAssetProof, getAssetProofBatch, getSignaturesForAsset,
@@ -73,7 +74,13 @@ const ZK_METHODS: RpcMethod[] = [
   getTransactionWithCompressionInfo, getTransactionWithCompressionInfoV2, getValidityProof, getValidityProofV2,
 ];
 
-export const RPC_METHODS: RpcMethod[] = [...DAS_METHODS, ...ZK_METHODS];
+/** The RPC extensions served from the index (docs/rpc.md). */
+const EXTENSION_METHODS: RpcMethod[] = [getTransactionsForAddress];
+
+export const RPC_METHODS: RpcMethod[] = [...DAS_METHODS, ...ZK_METHODS, ...EXTENSION_METHODS];
+
+/** Methods a batch may not carry (compat-facts-rpc §1: getTransactionsForAddress). */
+export const UNBATCHABLE: ReadonlySet<string> = new Set(['getTransactionsForAddress']);
 
 /** Whether a method is a ZK Compression one (its answers' coverage is the ZK Compression trees'). */
 export const isZkMethod = (m: RpcMethod): boolean => ZK_METHODS.includes(m);
@@ -88,6 +95,7 @@ export function methodCalls(): Map<string, Call> {
   };
   for (const m of DAS_METHODS) add(m, { bucket: 'das', cost: 'das' });
   for (const m of ZK_METHODS) add(m, VALIDITY_PROOF.has(m.name) ? { bucket: 'validityProof', cost: 'validityProof' } : { bucket: 'photon', cost: 'zk' });
+  add(getTransactionsForAddress, { bucket: 'rpc', cost: 'addressHistory' });
   return out;
 }
 
