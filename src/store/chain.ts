@@ -213,6 +213,8 @@ export interface AddressTxQuery {
   status: 'succeeded' | 'failed' | 'any';
   /** address_transactions relations to include (1 direct, 2 balance of an owned token account changed, 3 touched). */
   relations: number[];
+  /** Only these enhanced types (the classification stored with the row). */
+  types?: string[];
 }
 
 export interface AddressTxRow {
@@ -238,6 +240,10 @@ export async function addressTransactionsPage(q: Queryable, x: AddressTxQuery): 
   add('a.slot', x.slot, 'int8');
   add('t.block_time', x.blockTime, 'int8');
   add('a.signature', x.signature, 'text');
+  if (x.types?.length) {
+    params.push(x.types);
+    where.push(`a.enhanced_type = ANY($${params.length}::text[])`);
+  }
   if (x.status === 'succeeded') where.push('t.err IS NULL');
   if (x.status === 'failed') where.push('t.err IS NOT NULL');
   if (x.after) {
@@ -261,4 +267,10 @@ export async function addressTransactionsPage(q: Queryable, x: AddressTxQuery): 
       signature: r.signature, slot: Number(r.slot), txIndex: r.tx_index, blockTime: r.block_time == null ? null : Number(r.block_time), err: r.err ?? null,
     })),
   };
+}
+
+/** Where a transaction of the index sits (slot, position), or null when the index does not hold it. */
+export async function transactionPosition(q: Queryable, signature: string): Promise<{ slot: number; index: number } | null> {
+  const { rows } = await q.query<{ slot: string | number; tx_index: number }>('SELECT slot, tx_index FROM transactions WHERE signature = $1', [signature]);
+  return rows.length ? { slot: Number(rows[0].slot), index: rows[0].tx_index } : null;
 }

@@ -11,6 +11,7 @@ import { getTransferSolInstruction } from '@solana-program/system';
 import { getMintToCheckedInstruction, getTransferCheckedInstruction } from '@solana-program/token';
 import { createLocalnet, type Localnet } from '../../src/sources/localnet/index.js';
 import { createUpstreamRpc, type UpstreamRpc } from '../../src/sources/upstream-rpc.js';
+import { createRpcTransactionFetcher } from '../../src/api/zk/transaction-fetcher.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { ingestUntil, localnetSender, type LocalnetSender } from '../localnet/helpers.js';
 
@@ -39,7 +40,7 @@ beforeAll(async () => {
   net = await createLocalnet({ port: 0, slotMs: 0 });
   sender = localnetSender(net);
   upstream = createUpstreamRpc({ url: net.url });
-  ta = await createTestApp({ upstreamRpc: upstream });
+  ta = await createTestApp({ upstreamRpc: upstream, enhanced: { getTransaction: createRpcTransactionFetcher(net.url, { commitment: 'confirmed' }) } });
   [A, B, mint] = await Promise.all([generateKeyPairSigner(), generateKeyPairSigner(), generateKeyPairSigner()]);
   await sender.airdrop(A.address, 20n * SOL);
   await sender.airdrop(B.address, 20n * SOL);
@@ -126,5 +127,43 @@ describe('getTransactionsForAddress', () => {
     }
     const b = await ta.app.inject({ method: 'POST', url: `/?api-key=${ta.key}`, payload: [{ jsonrpc: '2.0', id: 1, method: 'getTransactionsForAddress', params: [A.address] }] });
     expect(b.json()).toMatchObject({ error: { code: -32600, message: 'getTransactionsForAddress cannot be sent in a batch' } });
+  });
+});
+
+describe('GET /v0/addresses/{address}/transactions', () => {
+  const get = async (query = '') => {
+    const r = await ta.app.inject({ method: 'GET', url: `/v0/addresses/${A.address}/transactions?api-key=${ta.key}${query}` });
+    return { status: r.statusCode, body: r.json() };
+  };
+
+  it('answers enhanced transactions of the address, newest first, the same list as getTransactionsForAddress', async () => {
+    const sigs = (await gtfa()).data.map((x) => x.signature);
+    const r = await get();
+    expect(r.status).toBe(200);
+    expect(r.body.map((t: { signature: string }) => t.signature)).toEqual(sigs);
+    const transfer = r.body.find((t: { type: string; transactionError: unknown }) => t.type === 'TRANSFER' && t.transactionError === null);
+    expect(transfer?.nativeTransfers?.[0]).toMatchObject({ fromUserAccount: A.address, toUserAccount: B.address });
+  });
+
+  it('pages with before-signature (desc) and after-signature (asc), and filters by type', async () => {
+    const all = (await get()).body.map((t: { signature: string }) => t.signature);
+    const first = (await get('&limit=2')).body.map((t: { signature: string }) => t.signature);
+    const next = (await get(`&limit=2&before-signature=${first[1]}`)).body.map((t: { signature: string }) => t.signature);
+    expect([...first, ...next]).toEqual(all.slice(0, 4));
+    const asc = (await get(`&sort-order=asc&limit=3&after-signature=${all[all.length - 1]}`)).body.map((t: { signature: string }) => t.signature);
+    expect(asc).toEqual([...all].reverse().slice(1, 4));
+    const transfers = (await get('&type=TRANSFER')).body as { type: string }[];
+    expect(transfers.length).toBeGreaterThan(0);
+    expect(transfers.every((t) => t.type === 'TRANSFER')).toBe(true);
+  });
+
+  it('bad input is a 400 in the REST format', async () => {
+    for (const q of ['&limit=101', '&colour=red', '&before-signature=xyz', `&before-signature=${'1'.repeat(64)}`, '&sort-order=sideways']) {
+      const r = await get(q);
+      expect(r.status, q).toBe(400);
+      expect(r.body).toMatchObject({ error: expect.any(String), code: 400 });
+    }
+    const r = await ta.app.inject({ method: 'GET', url: `/v0/addresses/not-an-address/transactions?api-key=${ta.key}` });
+    expect(r.statusCode).toBe(400);
   });
 });

@@ -49,7 +49,7 @@ export const INTERFACES: { tag: string; description: string; match: (url: string
   { tag: 'Wallet REST', description: 'Wallet balances, history, transfers, identity and funding (/v1/wallet).', match: (u) => u.startsWith('/v1/wallet/'), auth: 'apiKey', errors: 'rest' },
   { tag: 'Token metadata', description: 'Token metadata by mint (/v0/token-metadata).', match: (u) => u === '/v0/token-metadata', auth: 'apiKey', errors: 'rest' },
   { tag: 'Webhooks', description: 'Webhook management and delivery log (/v0/webhooks).', match: (u) => u === '/v0/webhooks' || u.startsWith('/v0/webhooks/'), auth: 'apiKey', errors: 'rest' },
-  { tag: 'Enhanced transactions', description: 'Parsed transactions by signature (/v0/transactions).', match: (u) => u === '/v0/transactions', auth: 'apiKey', errors: 'rest' },
+  { tag: 'Enhanced transactions', description: 'Parsed transactions by signature (/v0/transactions) and an address\'s history (/v0/addresses/{address}/transactions).', match: (u) => u === '/v0/transactions' || u === '/v0/addresses/:address/transactions', auth: 'apiKey', errors: 'rest' },
   {
     tag: 'JSON-RPC',
     description: 'DAS and ZK Compression methods over JSON-RPC 2.0 (POST /); the methods are described in /docs/openrpc.json.',

@@ -20,7 +20,9 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { SolgateError } from '../../core/errors.js';
-import { isSignature } from '../../core/encoding.js';
+import { isAddress, isSignature } from '../../core/encoding.js';
+import { COVERAGE_HEADER, coverageHeaderValue } from '../../core/coverage.js';
+import { addressTransactionsPage, transactionPosition } from '../../store/chain.js';
 import { classifyTransaction } from '../../enhanced/classify.js';
 import type { EnhancedTransaction } from '../../enhanced/types.js';
 import { parseTransaction } from '../../parsers/registry.js';
@@ -65,7 +67,7 @@ const bodySchema = {
 export async function transactionsApi(app: FastifyInstance, deps: ApiDeps): Promise<void> {
   const authenticate = createAuthenticator(deps.db, 'rest');
   app.addHook('preValidation', authenticate);
-  app.addHook('preValidation', meterHook(deps, () => ({ bucket: 'das', cost: 'enhanced', method: 'transactions' })));
+  app.addHook('preValidation', meterHook(deps, (req) => ({ bucket: 'das', cost: 'enhanced', method: req.method === 'GET' ? 'addresses.transactions' : 'transactions' })));
   app.setErrorHandler((err, req, reply) => {
     const e = normalizeError(err);
     if (e.code === 'INTERNAL') req.log.error({ err }, 'transactions: internal error');
@@ -83,7 +85,101 @@ export async function transactionsApi(app: FastifyInstance, deps: ApiDeps): Prom
       });
     return enhancedTransactions(fetcher, signatures);
   });
+
+  app.get('/v0/addresses/:address/transactions', { schema: { params: ADDRESS_PARAMS, querystring: HISTORY_QUERY } }, async (req, reply) => {
+    const address = (req.params as { address: string }).address;
+    if (!isAddress(address)) throw new SolgateError('INVALID_PARAMS', 'Invalid address', { details: `${JSON.stringify(String(address).slice(0, 100))} is not a base58 public key` });
+    const q = req.query as HistoryQueryString;
+    const fetcher = deps.enhanced?.getTransaction ?? deps.zk?.getTransaction;
+    if (!fetcher)
+      throw new SolgateError('UNAVAILABLE', 'Transaction history is unavailable', {
+        details: 'no cluster RPC is configured (SOLANA_RPC_URL): transactions are fetched from the cluster to be parsed',
+      });
+    if (q['before-signature'] !== undefined && q['after-signature'] !== undefined)
+      throw new SolgateError('INVALID_PARAMS', 'Give before-signature or after-signature, not both');
+    const beforeSig = q['before-signature'] ?? q.before;
+    const afterSig = q['after-signature'];
+    const asc = (q['sort-order'] ?? (afterSig !== undefined ? 'asc' : 'desc')) === 'asc';
+    const cursorSig = asc ? afterSig : beforeSig;
+    if ((asc && beforeSig !== undefined) || (!asc && afterSig !== undefined))
+      throw new SolgateError('INVALID_PARAMS', 'before-signature pages a descending listing, after-signature an ascending one', { details: 'set sort-order accordingly' });
+    let after: { slot: number; index: number } | undefined;
+    if (cursorSig !== undefined) {
+      if (!isSignature(cursorSig)) throw new SolgateError('INVALID_PARAMS', 'Invalid signature', { details: `${JSON.stringify(String(cursorSig).slice(0, 100))} is not a base58 transaction signature` });
+      const at = await transactionPosition(deps.db, cursorSig);
+      if (!at) throw new SolgateError('INVALID_PARAMS', 'Unknown signature', { details: `transaction ${cursorSig} is not in ${address}'s history` });
+      after = at;
+    }
+    const range = (p: 'slot' | 'time') => {
+      const out: Record<string, number> = {};
+      for (const k of ['gt', 'gte', 'lt', 'lte'] as const) if (q[`${k}-${p}`] !== undefined) out[k] = q[`${k}-${p}`]!;
+      return out;
+    };
+    const until = q.until;
+    if (deps.ensureCovered) reply.header(COVERAGE_HEADER, coverageHeaderValue(await deps.ensureCovered(address, 'history')));
+    const tokenAccounts = q['token-accounts'] ?? 'none';
+    const limit = q.limit ?? 100;
+    const wanted = q.source?.toUpperCase();
+    // The source is known only once a transaction is classified: with a source filter, pages are read on until
+    // `limit` matches or SOURCE_SCAN_LIMIT transactions were looked at.
+    const out: EnhancedTransaction[] = [];
+    let scanned = 0;
+    for (;;) {
+      const page = await addressTransactionsPage(deps.db, {
+        address, desc: !asc, limit: wanted ? Math.min(100, limit * 2) : limit, after, slot: range('slot'), blockTime: range('time'), status: 'any',
+        relations: tokenAccounts === 'none' ? [1] : tokenAccounts === 'balanceChanged' ? [1, 2] : [1, 2, 3],
+        types: q.type ? [q.type.toUpperCase()] : undefined,
+      });
+      let rows = page.rows;
+      const stop = until !== undefined ? rows.findIndex((r) => r.signature === until) : -1;
+      if (stop >= 0) rows = rows.slice(0, stop);
+      const txs = await enhancedTransactions(fetcher, rows.map((r) => r.signature));
+      for (const t of txs) if (!wanted || t.source === wanted) out.push(t);
+      scanned += rows.length;
+      if (!wanted || out.length >= limit || !page.more || stop >= 0 || scanned >= SOURCE_SCAN_LIMIT || !rows.length) break;
+      const last = rows[rows.length - 1];
+      after = { slot: last.slot, index: last.txIndex };
+    }
+    return out.slice(0, limit);
+  });
 }
+
+/** Transactions looked at for one page filtered by `source` (the classification is not stored). */
+const SOURCE_SCAN_LIMIT = 1000;
+
+const ADDRESS_PARAMS = { type: 'object', properties: { address: { type: 'string', maxLength: 64 } }, required: ['address'] } as const;
+const RANGE = { type: 'integer', minimum: 0 } as const;
+const HISTORY_QUERY = {
+  type: 'object',
+  properties: {
+    'before-signature': { type: 'string', maxLength: 100 },
+    'after-signature': { type: 'string', maxLength: 100 },
+    before: { type: 'string', maxLength: 100 },
+    until: { type: 'string', maxLength: 100 },
+    'sort-order': { type: 'string', enum: ['asc', 'desc'] },
+    'gt-slot': RANGE, 'gte-slot': RANGE, 'lt-slot': RANGE, 'lte-slot': RANGE,
+    'gt-time': RANGE, 'gte-time': RANGE, 'lt-time': RANGE, 'lte-time': RANGE,
+    commitment: { type: 'string', enum: ['confirmed', 'finalized'] },
+    source: { type: 'string', maxLength: 64 },
+    type: { type: 'string', maxLength: 64 },
+    'token-accounts': { type: 'string', enum: ['none', 'balanceChanged', 'all'] },
+    limit: { type: 'integer', minimum: 1, maximum: 100 },
+    'api-key': { type: 'string' },
+  },
+  additionalProperties: false,
+} as const;
+
+type HistoryQueryString = Partial<Record<`${'gt' | 'gte' | 'lt' | 'lte'}-${'slot' | 'time'}`, number>> & {
+  'before-signature'?: string;
+  'after-signature'?: string;
+  before?: string;
+  until?: string;
+  'sort-order'?: 'asc' | 'desc';
+  source?: string;
+  type?: string;
+  'token-accounts'?: 'none' | 'balanceChanged' | 'all';
+  limit?: number;
+};
 
 /** The request's signatures, checked: 1..100 base58 signatures. */
 export function validateSignatures(list: unknown[]): string[] {
