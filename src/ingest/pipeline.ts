@@ -24,6 +24,8 @@ import { createZkStage, type ZkStage } from './zk-stage.js';
 import { createWebhookStage } from './webhook-stage.js';
 import type { Matches } from '../core/webhook-types.js';
 import { run as runStatement } from '../store/bulk.js';
+import { priorityFeesStatement, prunePriorityFees } from '../store/priority-fees.js';
+import { foldPriorityFees } from './fold-priority-fees.js';
 
 export interface IngestStats {
   blocks: number;
@@ -121,7 +123,12 @@ function historyBlocks(txs: NormalizedTx[]): Block[] {
   }));
 }
 
+/** Slots of priority-fee samples kept behind the newest block (the estimator looks back at most 150), and how often old ones go. */
+const FEE_KEEP_SLOTS = 300;
+const FEE_PRUNE_EVERY_SLOTS = 200;
+
 export function createIngester(db: Db, logger?: Logger, opts: IngesterOptions = {}): Ingester {
+  let feesPrunedAt = 0;
   const stats: IngestStats = { blocks: 0, transactions: 0, accounts: 0, lastSlot: null, writes: 0 };
   // The DAS list index is derived after each write, in the background (its marks commit with the write).
   const assetIndex = createAssetIndexer(db, logger);
@@ -158,15 +165,23 @@ export function createIngester(db: Db, logger?: Logger, opts: IngesterOptions = 
 
   async function write(blocks: Block[], { updates, zk: pending, webhooks }: Prepared): Promise<void> {
     const fast = zk.transactionsOnly(pending);
-    // Webhook events commit with their blocks (the same statement or transaction).
+    // Webhook events and the priority-fee samples commit with their blocks (the same statement or transaction).
     const outbox = hooks.statements(webhooks);
-    if (fast) await writeUpdates(db, updates, [...fast, ...outbox]);
+    const fees = priorityFeesStatement(foldPriorityFees(blocks));
+    const more = fees ? [...outbox, fees] : outbox;
+    if (fast) await writeUpdates(db, updates, [...fast, ...more]);
     else
       await db.tx(async (q) => {
         await writeUpdatesInTx(q, updates);
         await zk.write(q, pending);
-        for (const s of outbox) await runStatement(q, s);
+        for (const s of more) await runStatement(q, s);
       });
+    // Samples older than the estimator's longest lookback (150 slots) are dropped every few hundred slots.
+    const newest = Math.max(...blocks.map((b) => b.slot));
+    if (newest - feesPrunedAt >= FEE_PRUNE_EVERY_SLOTS) {
+      feesPrunedAt = newest;
+      await prunePriorityFees(db, newest - FEE_KEEP_SLOTS).catch((err) => logger?.warn({ err }, 'priority fees: pruning failed'));
+    }
     await zk.afterWrite(pending);
     hooks.afterWrite(webhooks);
     assetIndex.kick();

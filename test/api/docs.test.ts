@@ -206,8 +206,8 @@ describe('paramsSchema agrees with the handlers', () => {
         await checkObject(m.name, s as ObjectParamsSchema);
       }
     }
-    // Lists: the four Photon list methods and getTransactionsForAddress ([address, config?]).
-    expect(kinds).toEqual({ object: RPC_METHODS.length - 7, list: 5, none: 2 });
+    // Lists: the four Photon list methods, getTransactionsForAddress ([address, config?]) and getPriorityFeeEstimate ([request]).
+    expect(kinds).toEqual({ object: RPC_METHODS.length - 8, list: 6, none: 2 });
   }, 120_000);
 });
 

@@ -53,6 +53,7 @@ import { getTransactionWithCompressionInfoV2 } from './methods/zk/getTransaction
 import { getValidityProof } from './methods/zk/getValidityProof.js';
 import { getValidityProofV2 } from './methods/zk/getValidityProofV2.js';
 import { getTransactionsForAddress } from './methods/getTransactionsForAddress.js';
+import { getPriorityFeeEstimate } from './methods/getPriorityFeeEstimate.js';
 
 /** DAS (Helius and Metaplex names). */
 const DAS_METHODS: RpcMethod[] = [getAsset, getAssetBatch, getTokenAccounts, getNftEditions, getAssetProof, getAssetProofBatch, getSignaturesForAsset,
@@ -75,7 +76,7 @@ const ZK_METHODS: RpcMethod[] = [
 ];
 
 /** The RPC extensions served from the index (docs/rpc.md). */
-const EXTENSION_METHODS: RpcMethod[] = [getTransactionsForAddress];
+const EXTENSION_METHODS: RpcMethod[] = [getTransactionsForAddress, getPriorityFeeEstimate];
 
 export const RPC_METHODS: RpcMethod[] = [...DAS_METHODS, ...ZK_METHODS, ...EXTENSION_METHODS];
 
@@ -96,6 +97,7 @@ export function methodCalls(): Map<string, Call> {
   for (const m of DAS_METHODS) add(m, { bucket: 'das', cost: 'das' });
   for (const m of ZK_METHODS) add(m, VALIDITY_PROOF.has(m.name) ? { bucket: 'validityProof', cost: 'validityProof' } : { bucket: 'photon', cost: 'zk' });
   add(getTransactionsForAddress, { bucket: 'rpc', cost: 'addressHistory' });
+  add(getPriorityFeeEstimate, { bucket: 'rpc', cost: 'rpc' });
   return out;
 }
 
