@@ -206,8 +206,9 @@ describe('paramsSchema agrees with the handlers', () => {
         await checkObject(m.name, s as ObjectParamsSchema);
       }
     }
-    // Lists: the four Photon list methods, getTransactionsForAddress ([address, config?]) and getPriorityFeeEstimate ([request]).
-    expect(kinds).toEqual({ object: RPC_METHODS.length - 8, list: 6, none: 2 });
+    // Lists: the four Photon list methods and the positional RPC extensions (getTransactionsForAddress,
+    // getPriorityFeeEstimate, getProgramAccountsV2, getTokenAccountsByOwnerV2).
+    expect(kinds).toEqual({ object: RPC_METHODS.length - 10, list: 8, none: 2 });
   }, 120_000);
 });
 

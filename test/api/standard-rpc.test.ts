@@ -20,6 +20,7 @@ import { DEFAULT_PLAN_TABLE } from '../../src/accounts/plans.js';
 import { createApiKey } from '../../src/store/keys.js';
 import { usageOf } from '../../src/store/usage.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { localnetSender } from '../localnet/helpers.js';
 import { freePort } from '../helpers/net.js';
 
 let net: Localnet;
@@ -164,6 +165,46 @@ describe('standard JSON-RPC through solgate', () => {
     expect(byName.get('getProgramAccounts')).toMatchObject({ summary: 'getProgramAccounts (10 credits)', 'x-forwarded': true });
     expect(byName.get('getAsset')?.['x-forwarded']).toBeUndefined();
     expect((await fetch(`${url}/docs`)).status).toBe(200);
+  });
+
+  it('getTokenAccountsByOwnerV2 / getProgramAccountsV2 page the cluster\'s accounts by pubkey', async () => {
+    const sender = localnetSender(net);
+    const [payer, owner] = await Promise.all([generateKeyPairSigner(), generateKeyPairSigner()]);
+    await sender.airdrop(payer.address, 10_000_000_000n);
+    for (let i = 0; i < 3; i++) {
+      const mint = await generateKeyPairSigner();
+      await sender.send(payer, (await sender.mintSetup(payer, mint, 0, [owner.address])).instructions);
+    }
+    const TOKEN = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
+    const listed = await direct({ jsonrpc: '2.0', id: 1, method: 'getTokenAccountsByOwner', params: [owner.address, { programId: TOKEN }, { encoding: 'base64' }] });
+    expect(listed.error).toBeUndefined();
+    const whole = listed.result.value as { pubkey: string }[];
+    expect(whole).toHaveLength(3);
+    for (const [method, first, cfg] of [
+      ['getTokenAccountsByOwnerV2', [owner.address, { programId: TOKEN }], {}],
+      ['getProgramAccountsV2', [TOKEN], { filters: [{ dataSize: 165 }, { memcmp: { offset: 32, bytes: owner.address } }] }],
+    ] as const) {
+      const seen: string[] = [];
+      let key: string | null = null;
+      const pages: number[] = [];
+      for (;;) {
+        const r: any = (await post({ jsonrpc: '2.0', id: 1, method, params: [...first, { encoding: 'base64', limit: 2, ...cfg, ...(key ? { paginationKey: key } : {}) }] })).json;
+        expect(r.error, method).toBeUndefined();
+        const v: any = method === 'getTokenAccountsByOwnerV2' ? r.result.value : r.result;
+        expect(v.totalResults).toBe(3);
+        pages.push(v.accounts.length);
+        seen.push(...v.accounts.map((a: { pubkey: string }) => a.pubkey));
+        if (!v.accounts.length) {
+          expect(v.paginationKey).toBeNull();
+          break;
+        }
+        key = v.paginationKey;
+      }
+      expect(pages, method).toEqual([2, 1, 0]);
+      expect([...seen].sort()).toEqual(whole.map((a) => a.pubkey).sort());
+    }
+    const r = (await post({ jsonrpc: '2.0', id: 1, method: 'getProgramAccountsV2', params: [TOKEN, { changedSinceSlot: 5 }] })).json;
+    expect(r.error.code).toBe(-32602);
   });
 
   it('without a cluster RPC, standard methods are not found', async () => {

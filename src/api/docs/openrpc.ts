@@ -57,7 +57,7 @@ function methodEntry(m: RpcMethod, wireName: string): Record<string, unknown> {
     name: wireName,
     summary: isAlias ? `alias of ${m.name}` : `${m.name} (${m.credits} credits)`,
     ...(isAlias ? { description: `Same method as ${m.name}: same params and result.` } : typeof s?.description === 'string' ? { description: s.description } : {}),
-    tags: [{ name: DAS.has(m.name) ? 'DAS' : ['getTransactionsForAddress', 'getPriorityFeeEstimate'].includes(m.name) ? 'RPC extensions' : 'ZK Compression' }],
+    tags: [{ name: DAS.has(m.name) ? 'DAS' : ['getTransactionsForAddress', 'getPriorityFeeEstimate', 'getProgramAccountsV2', 'getTokenAccountsByOwnerV2'].includes(m.name) ? 'RPC extensions' : 'ZK Compression' }],
     paramStructure,
     params,
     result: { name: 'result', schema: {} },

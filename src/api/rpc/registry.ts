@@ -54,6 +54,7 @@ import { getValidityProof } from './methods/zk/getValidityProof.js';
 import { getValidityProofV2 } from './methods/zk/getValidityProofV2.js';
 import { getTransactionsForAddress } from './methods/getTransactionsForAddress.js';
 import { getPriorityFeeEstimate } from './methods/getPriorityFeeEstimate.js';
+import { getProgramAccountsV2, getTokenAccountsByOwnerV2 } from './methods/getProgramAccountsV2.js';
 
 /** DAS (Helius and Metaplex names). */
 const DAS_METHODS: RpcMethod[] = [getAsset, getAssetBatch, getTokenAccounts, getNftEditions, getAssetProof, getAssetProofBatch, getSignaturesForAsset,
@@ -76,7 +77,7 @@ const ZK_METHODS: RpcMethod[] = [
 ];
 
 /** The RPC extensions served from the index (docs/rpc.md). */
-const EXTENSION_METHODS: RpcMethod[] = [getTransactionsForAddress, getPriorityFeeEstimate];
+const EXTENSION_METHODS: RpcMethod[] = [getTransactionsForAddress, getPriorityFeeEstimate, getProgramAccountsV2, getTokenAccountsByOwnerV2];
 
 export const RPC_METHODS: RpcMethod[] = [...DAS_METHODS, ...ZK_METHODS, ...EXTENSION_METHODS];
 
@@ -98,6 +99,8 @@ export function methodCalls(): Map<string, Call> {
   for (const m of ZK_METHODS) add(m, VALIDITY_PROOF.has(m.name) ? { bucket: 'validityProof', cost: 'validityProof' } : { bucket: 'photon', cost: 'zk' });
   add(getTransactionsForAddress, { bucket: 'rpc', cost: 'addressHistory' });
   add(getPriorityFeeEstimate, { bucket: 'rpc', cost: 'rpc' });
+  add(getProgramAccountsV2, { bucket: 'getProgramAccounts', cost: 'rpcHeavy' });
+  add(getTokenAccountsByOwnerV2, { bucket: 'rpc', cost: 'rpc' });
   return out;
 }
 
