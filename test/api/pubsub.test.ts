@@ -115,10 +115,14 @@ describe('WebSockets through solgate', () => {
     await expect(open(ws.replace(/\?api-key=.*/, ''))).rejects.toMatchObject({ status: 401 });
     await expect(open(ws.replace(/api-key=.*/, 'api-key=nope'))).rejects.toMatchObject({ status: 401 });
     const c = await open(ws);
+    // Keep-alives: web3.js's id-less ping gets no answer, one with an id a pong.
+    c.sock.send(JSON.stringify({ jsonrpc: '2.0', method: 'ping' }));
+    c.sock.send(JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'ping' }));
     c.sock.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getBalance', params: ['11111111111111111111111111111111'] }));
     c.sock.send('not json');
-    const got = await until('two answers', () => (c.messages.length >= 2 ? c.messages : undefined));
+    const got = await until('three answers', () => (c.messages.length >= 3 ? c.messages : undefined));
     expect(got).toEqual([
+      { jsonrpc: '2.0', result: 'pong', id: 0 },
       { jsonrpc: '2.0', error: { code: -32601, message: 'Method not found' }, id: 1 },
       { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error' }, id: null },
     ]);

@@ -131,6 +131,10 @@ export async function pubsubApi(app: FastifyInstance, deps: ApiDeps, o: PubsubOp
       if (!msg || typeof msg !== 'object' || Array.isArray(msg) || msg.jsonrpc !== '2.0' || typeof msg.method !== 'string')
         return refuse((msg as { id?: unknown } | null)?.id, -32600, 'Invalid request');
       const method = msg.method;
+      // Keep-alives: web3.js sends `{"method":"ping"}` without an id every 5 s (a notification: no answer, as agave);
+      // some clients send it with an id and ignore the answer.
+      if (method === 'ping') return msg.id === undefined ? undefined : reply({ jsonrpc: '2.0', result: 'pong', id: msg.id });
+      if (msg.id === undefined) return;
       if (UNSUBSCRIBE.has(method)) {
         const sub = Array.isArray(msg.params) ? String(msg.params[0]) : '';
         subscriptions.delete(sub);
