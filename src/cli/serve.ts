@@ -27,6 +27,7 @@ import { createRpcPoller, fetchAccounts, type RpcPoller } from '../sources/rpc-p
 import { createRpcClient, type RpcClient } from '../sources/rpc-client.js';
 import { createUpstreamRpc } from '../sources/upstream-rpc.js';
 import { createUpstreamSocketFactory, pubsubUrlOf } from '../sources/upstream-ws.js';
+import { createTransactionHub } from '../api/ws/transactions.js';
 import { createCoverageService } from '../ingest/hydrate.js';
 import { historyBeforeLive } from '../ingest/tree-backfill.js';
 import { createWebhookReplayer, type WebhookReplayer } from '../ingest/webhook-replay.js';
@@ -127,6 +128,8 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
     ? startDeliveryWorker({ ...deliveryOptions(config, db, logger), onFirstAttempt: (keyId) => accounts.meter.chargeUsage(keyId, 'webhookEvent', 'webhook.event') })
     : null;
 
+  // The enhanced transactionSubscribe's stream: the blocks this process's ingester writes.
+  const transactionHub = createTransactionHub();
   let ingester: Ingester | null = null;
   let poller: RpcPoller | null = null;
   let tips: TipWatcher | null = null;
@@ -150,6 +153,7 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
     ingester = createIngester(db, logger, {
       fetchAccounts: (keys) => fetchAccounts(url, keys, { commitment: config.commitment }),
       onWebhookEvents: () => deliveries?.wake(),
+      onBlocksWritten: (blocks) => transactionHub.publish(blocks),
     });
     // Derive list-index rows left marked by an earlier run (or by a migration) without waiting for a new block.
     ingester.settle().catch((err) => logger.error({ err }, 'asset index: initial refresh failed'));
@@ -218,7 +222,12 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
   const wsUrl = config.rpcUpstreamWsUrl ?? (upstreamUrl ? pubsubUrlOf(upstreamUrl) : undefined);
   const app = await buildApp({
     upstreamRpc: upstreamRpc ?? undefined,
-    pubsub: wsUrl ? { upstream: createUpstreamSocketFactory(wsUrl), maxConnectionsPerKey: config.wsMaxConnectionsPerKey, maxSubscriptions: config.wsMaxSubscriptions } : undefined,
+    pubsub: wsUrl
+      ? {
+        upstream: createUpstreamSocketFactory(wsUrl), maxConnectionsPerKey: config.wsMaxConnectionsPerKey, maxSubscriptions: config.wsMaxSubscriptions,
+        transactions: ingester ? transactionHub : undefined,
+      }
+      : undefined,
     sender: sender ?? undefined,
     db,
     logger,

@@ -89,6 +89,8 @@ export interface IngesterOptions {
   fetchAccounts?: TreeAccountFetcher;
   /** Webhook events were queued with a written batch (wakes in-process delivery workers). */
   onWebhookEvents?: () => void;
+  /** Live blocks were written (committed with the checkpoint): the enhanced WebSocket subscriptions' stream. */
+  onBlocksWritten?: (blocks: readonly Block[]) => void;
 }
 
 /** A batch ready to write: one update per block and the batch's ZK Compression rows. */
@@ -184,6 +186,11 @@ export function createIngester(db: Db, logger?: Logger, opts: IngesterOptions = 
     }
     await zk.afterWrite(pending);
     hooks.afterWrite(webhooks);
+    try {
+      opts.onBlocksWritten?.(blocks);
+    } catch (err) {
+      logger?.error({ err }, 'ingest: a subscriber of written blocks failed');
+    }
     assetIndex.kick();
     stats.blocks += blocks.length;
     stats.transactions += blocks.reduce((s, b) => s + b.transactions.length, 0);

@@ -170,3 +170,64 @@ describe('WebSockets through solgate', () => {
     }
   });
 });
+
+describe('transactionSubscribe from the ingester\'s stream', () => {
+  it('sends each matching committed transaction once, in the asked encoding; failed ones only when asked; unsubscribes', async () => {
+    const { createTransactionHub } = await import('../../src/api/ws/transactions.js');
+    const { createIngester } = await import('../../src/ingest/pipeline.js');
+    const { createRpcPoller } = await import('../../src/sources/rpc-poller.js');
+    const { localnetSender } = await import('../localnet/helpers.js');
+    const { getTransactionDecoder, getBase64Encoder, getBase58Decoder } = await import('@solana/kit');
+    const pino = (await import('pino')).default;
+    const hub = createTransactionHub();
+    const app = await createTestApp({ pubsub: { upstream: createUpstreamSocketFactory(pubsubUrlOf(net.url)), transactions: hub } });
+    const ingester = createIngester(app.t.db, pino({ level: 'silent' }), { onBlocksWritten: (b) => hub.publish(b) });
+    const poller = createRpcPoller({ url: net.url, commitment: 'confirmed', concurrency: 2, pollIntervalMs: 20 });
+    const ctl = new AbortController();
+    const running = ingester.run(poller, { startSlot: net.chain.slot, signal: ctl.signal }).finally(() => poller.close());
+    const port = await freePort();
+    await app.app.listen({ port, host: '127.0.0.1' });
+    try {
+      const c = await open(`ws://127.0.0.1:${port}/?api-key=${app.key}`);
+      const sender = localnetSender(net);
+      const [payer, X] = await Promise.all([generateKeyPairSigner(), generateKeyPairSigner()]);
+      await sender.airdrop(payer.address, 10_000_000_000n);
+      const sub = (id: number, filter: unknown, options: unknown) => c.sock.send(JSON.stringify({ jsonrpc: '2.0', id, method: 'transactionSubscribe', params: [filter, options] }));
+      sub(1, { accountInclude: [X.address] }, { encoding: 'base64', transactionDetails: 'full', maxSupportedTransactionVersion: 0 });
+      sub(2, { accountInclude: [X.address], failed: true }, { encoding: 'json', transactionDetails: 'full', maxSupportedTransactionVersion: 0 });
+      sub(3, { accountInclude: [X.address] }, { transactionDetails: 'full' });
+      const ids = await until('subscribed', () => {
+        const a = [1, 2, 3].map((i) => c.messages.find((m) => m.id === i));
+        return a.every(Boolean) ? a : undefined;
+      });
+      const [b64Sub, jsonSub] = [ids[0].result, ids[1].result];
+      expect(ids[2].error.code).toBe(-32602); // maxSupportedTransactionVersion is required with full
+      const ok = await sender.send(payer, [getTransferSolInstruction({ source: payer, destination: X.address, amount: 1_000_000_000n })]);
+      const bad = await sender.send(payer, [getTransferSolInstruction({ source: payer, destination: X.address, amount: 1_000_000_000_000n })]);
+      const notes = (sub: number) => c.messages.filter((m) => m.method === 'transactionNotification' && m.params.subscription === sub);
+      await until('the notifications', () => (notes(b64Sub).length >= 1 && notes(jsonSub).length >= 2 ? true : undefined));
+      await new Promise((r) => setTimeout(r, 300));
+      expect(notes(b64Sub).map((n) => n.params.result.signature)).toEqual([ok.signature]);
+      const n = notes(b64Sub)[0].params.result;
+      expect(n.slot).toBe(ok.slot);
+      const [wire, enc] = n.transaction.transaction;
+      expect(enc).toBe('base64');
+      const decoded = getTransactionDecoder().decode(getBase64Encoder().encode(wire));
+      expect(getBase58Decoder().decode(Object.values(decoded.signatures)[0]!)).toBe(ok.signature);
+      expect(n.transaction.meta.err).toBeNull();
+      expect(notes(jsonSub).map((x) => x.params.result.signature)).toEqual([ok.signature, bad.signature]);
+      expect(notes(jsonSub)[0].params.result.transaction.transaction.message.accountKeys).toContain(X.address);
+      expect(notes(jsonSub)[1].params.result.transaction.meta.err).not.toBeNull();
+      c.sock.send(JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'transactionUnsubscribe', params: [b64Sub] }));
+      expect(await until('unsubscribed', () => c.messages.find((m) => m.id === 9))).toMatchObject({ result: true });
+      await sender.send(payer, [getTransferSolInstruction({ source: payer, destination: X.address, amount: 1_000_000n })]);
+      await until('the json subscription\'s third', () => (notes(jsonSub).length >= 3 ? true : undefined));
+      expect(notes(b64Sub)).toHaveLength(1);
+      c.sock.close();
+    } finally {
+      ctl.abort();
+      await running.catch(() => {});
+      await app.close();
+    }
+  });
+});
