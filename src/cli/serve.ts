@@ -28,6 +28,7 @@ import { createRpcClient, type RpcClient } from '../sources/rpc-client.js';
 import { createUpstreamRpc } from '../sources/upstream-rpc.js';
 import { createUpstreamSocketFactory, pubsubUrlOf } from '../sources/upstream-ws.js';
 import { createTransactionHub } from '../api/ws/transactions.js';
+import { createTransactionHistory } from '../ingest/transaction-history.js';
 import { createCoverageService } from '../ingest/hydrate.js';
 import { historyBeforeLive } from '../ingest/tree-backfill.js';
 import { createWebhookReplayer, type WebhookReplayer } from '../ingest/webhook-replay.js';
@@ -128,8 +129,11 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
     ? startDeliveryWorker({ ...deliveryOptions(config, db, logger), onFirstAttempt: (keyId) => accounts.meter.chargeUsage(keyId, 'webhookEvent', 'webhook.event') })
     : null;
 
-  // The enhanced transactionSubscribe's stream: the blocks this process's ingester writes.
-  const transactionHub = createTransactionHub();
+  // The enhanced transactionSubscribe's stream: the blocks this process's ingester writes; a resumed subscription's
+  // past is read from the history index and the cluster.
+  const historyRpc = rpcUrl ? createRpcClient({ url: rpcUrl, logger }) : null;
+  if (historyRpc) closers.push(() => historyRpc.close());
+  const transactionHub = createTransactionHub(historyRpc ? createTransactionHistory({ db, client: historyRpc, commitment: config.commitment, concurrency: config.backfillConcurrency }) : undefined);
   let ingester: Ingester | null = null;
   let poller: RpcPoller | null = null;
   let tips: TipWatcher | null = null;

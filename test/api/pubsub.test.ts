@@ -172,15 +172,20 @@ describe('WebSockets through solgate', () => {
 });
 
 describe('transactionSubscribe from the ingester\'s stream', () => {
-  it('sends each matching committed transaction once, in the asked encoding; failed ones only when asked; unsubscribes', async () => {
+  it('sends each matching committed transaction once, in the asked encoding; failed ones only when asked; unsubscribes; resumes from a slot', async () => {
     const { createTransactionHub } = await import('../../src/api/ws/transactions.js');
     const { createIngester } = await import('../../src/ingest/pipeline.js');
     const { createRpcPoller } = await import('../../src/sources/rpc-poller.js');
     const { localnetSender } = await import('../localnet/helpers.js');
     const { getTransactionDecoder, getBase64Encoder, getBase58Decoder } = await import('@solana/kit');
     const pino = (await import('pino')).default;
-    const hub = createTransactionHub();
+    const { createTransactionHistory } = await import('../../src/ingest/transaction-history.js');
+    const { createRpcClient } = await import('../../src/sources/rpc-client.js');
+    const client = createRpcClient({ url: net.url, maxRetries: 1 });
+    let history: ReturnType<typeof createTransactionHistory> | null = null;
+    const hub = createTransactionHub((f, from) => history!(f, from));
     const app = await createTestApp({ pubsub: { upstream: createUpstreamSocketFactory(pubsubUrlOf(net.url)), transactions: hub } });
+    history = createTransactionHistory({ db: app.t.db, client, commitment: 'confirmed' });
     const ingester = createIngester(app.t.db, pino({ level: 'silent' }), { onBlocksWritten: (b) => hub.publish(b) });
     const poller = createRpcPoller({ url: net.url, commitment: 'confirmed', concurrency: 2, pollIntervalMs: 20 });
     const ctl = new AbortController();
@@ -223,11 +228,26 @@ describe('transactionSubscribe from the ingester\'s stream', () => {
       await sender.send(payer, [getTransferSolInstruction({ source: payer, destination: X.address, amount: 1_000_000n })]);
       await until('the json subscription\'s third', () => (notes(jsonSub).length >= 3 ? true : undefined));
       expect(notes(b64Sub)).toHaveLength(1);
+      const sentToX = notes(jsonSub).map((x) => x.params.result.signature);
+
+      // A client that reconnects resumes from a slot: the past from the index first, then the live ones, none twice.
+      const r = await open(`ws://127.0.0.1:${port}/?api-key=${app.key}`);
+      r.sock.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'transactionSubscribe', params: [{ accountInclude: [X.address], failed: true }, { encoding: 'json', transactionDetails: 'signatures', fromSlot: ok.slot }] }));
+      r.sock.send(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'transactionSubscribe', params: [{ failed: true }, { transactionDetails: 'none', fromSlot: 0 }] }));
+      const resumed = (await until('resumed', () => r.messages.find((m) => m.id === 1))).result;
+      expect((await until('refused', () => r.messages.find((m) => m.id === 2))).error.code).toBe(-32602);
+      const later = await sender.send(payer, [getTransferSolInstruction({ source: payer, destination: X.address, amount: 2_000_000n })]);
+      const got = () => r.messages.filter((m) => m.method === 'transactionNotification' && m.params.subscription === resumed).map((m) => m.params.result.signature);
+      await until('the past and the live one', () => (got().length >= sentToX.length + 1 ? true : undefined));
+      await new Promise((res) => setTimeout(res, 300));
+      expect(got()).toEqual([...sentToX, later.signature]);
+      r.sock.close();
       c.sock.close();
     } finally {
       ctl.abort();
       await running.catch(() => {});
       await app.close();
+      await client.close();
     }
   });
 });

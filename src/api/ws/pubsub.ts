@@ -34,7 +34,7 @@ let nextLocalId = 1_000_000_000;
 const MAX_FILTER_ADDRESSES = 50_000;
 
 /** `[filter, options?]` of transactionSubscribe, checked (throws with the -32602 message). */
-export function transactionParams(params: unknown): { filter: TransactionFilter; options: TransactionOptions } {
+export function transactionParams(params: unknown): { filter: TransactionFilter; options: TransactionOptions; fromSlot?: number } {
   const fail = (m: string): never => {
     throw new Error(`Invalid params: ${m}`);
   };
@@ -52,7 +52,12 @@ export function transactionParams(params: unknown): { filter: TransactionFilter;
   if (f.signature !== undefined && (typeof f.signature !== 'string' || !isSignature(f.signature))) fail('signature must be a base58 transaction signature');
   const opts = o ?? {};
   if (typeof opts !== 'object' || Array.isArray(opts)) fail('options must be an object');
-  for (const k of Object.keys(opts)) if (!['commitment', 'encoding', 'transactionDetails', 'showRewards', 'maxSupportedTransactionVersion'].includes(k)) fail(`unknown option \`${k}\``);
+  for (const k of Object.keys(opts)) if (!['commitment', 'encoding', 'transactionDetails', 'showRewards', 'maxSupportedTransactionVersion', 'fromSlot'].includes(k)) fail(`unknown option \`${k}\``);
+  if (opts.fromSlot !== undefined) {
+    if (!Number.isSafeInteger(opts.fromSlot) || (opts.fromSlot as number) < 0) fail('fromSlot must be a non-negative integer');
+    if (!f.signature && !(f.accountInclude as unknown[] | undefined)?.length && !(f.accountRequired as unknown[] | undefined)?.length)
+      fail('fromSlot needs accountInclude, accountRequired or signature (the index finds the past by address)');
+  }
   const encoding = (opts.encoding ?? 'base64') as string;
   if (!['base64', 'base58', 'json'].includes(encoding)) fail('encoding must be base64, base58 or json');
   const details = (opts.transactionDetails ?? 'full') as string;
@@ -67,6 +72,7 @@ export function transactionParams(params: unknown): { filter: TransactionFilter;
       accountInclude: new Set(list('accountInclude')), accountExclude: new Set(list('accountExclude')), accountRequired: list('accountRequired'),
     },
     options: { encoding: encoding as TransactionOptions['encoding'], transactionDetails: details as TransactionOptions['transactionDetails'], showRewards: opts.showRewards === true },
+    fromSlot: opts.fromSlot as number | undefined,
   };
 }
 
@@ -223,7 +229,7 @@ export async function pubsubApi(app: FastifyInstance, deps: ApiDeps, o: PubsubOp
         local.delete(sub);
         return reply({ jsonrpc: '2.0', result: true, id });
       }
-      let parsed: { filter: TransactionFilter; options: TransactionOptions };
+      let parsed: { filter: TransactionFilter; options: TransactionOptions; fromSlot?: number };
       try {
         parsed = transactionParams(msg.params);
       } catch (e) {
@@ -243,13 +249,19 @@ export async function pubsubApi(app: FastifyInstance, deps: ApiDeps, o: PubsubOp
       }
       wsSubscribes.inc({ method: 'transactionSubscribe', outcome: 'ok' });
       const subId = nextLocalId++;
-      local.set(subId, o.transactions.subscribe(parsed.filter, (tx) => {
+      const sub = o.transactions.subscribe(parsed.filter, (tx) => {
         if (ended) return;
         if (socket.bufferedAmount > maxBuffered) return end(WS_CLOSE.slowConsumer, 'slow_consumer');
         wsNotifications.inc();
         reply({ jsonrpc: '2.0', method: 'transactionNotification', params: { subscription: subId, result: transactionNotification(tx, parsed.options) } });
-      }));
+      }, parsed.fromSlot);
+      local.set(subId, sub.cancel);
       reply({ jsonrpc: '2.0', result: subId, id });
+      // Resuming: the past comes first; if it cannot be read the subscription ends with an error naming it.
+      sub.ready.catch((e: Error) => {
+        local.delete(subId);
+        reply({ jsonrpc: '2.0', method: 'transactionNotification', params: { subscription: subId, error: { code: -32602, message: e.message } } });
+      });
     }
 
     socket.on('close', () => end());

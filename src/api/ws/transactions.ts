@@ -15,15 +15,9 @@ import {
 import { base58ToBytes } from '../../core/encoding.js';
 import type { Block, NormalizedTx } from '../../core/model.js';
 import { rawTransaction } from '../../webhooks/raw-payload.js';
+import type { TransactionFilter, TransactionHistory } from '../../core/transaction-filter.js';
 
-export interface TransactionFilter {
-  vote: boolean;
-  failed: boolean;
-  signature?: string;
-  accountInclude: Set<string>;
-  accountExclude: Set<string>;
-  accountRequired: string[];
-}
+export type { TransactionFilter, TransactionHistory } from '../../core/transaction-filter.js';
 
 export interface TransactionOptions {
   encoding: 'base64' | 'base58' | 'json';
@@ -34,21 +28,47 @@ export interface TransactionOptions {
 export interface TransactionHub {
   /** Called by the ingester with each batch of committed blocks. */
   publish(blocks: readonly Block[]): void;
-  /** Registers a subscription; returns its cancel function. */
-  subscribe(filter: TransactionFilter, send: (tx: NormalizedTx) => void): () => void;
+  /**
+   * Registers a subscription; returns its cancel function. With `fromSlot`, the matching transactions the index
+   * holds from that slot on are sent first, then the live ones (none twice, none skipped); the promise rejects when
+   * the past cannot be read (the subscription is then cancelled).
+   */
+  subscribe(filter: TransactionFilter, send: (tx: NormalizedTx) => void, fromSlot?: number): { cancel(): void; ready: Promise<void> };
 }
 
-export function createTransactionHub(): TransactionHub {
+export function createTransactionHub(history?: TransactionHistory): TransactionHub {
   const subs = new Set<{ filter: TransactionFilter; send: (tx: NormalizedTx) => void }>();
   return {
     publish(blocks) {
       if (!subs.size) return;
       for (const b of blocks) for (const tx of b.transactions) for (const s of subs) if (matches(s.filter, tx)) s.send(tx);
     },
-    subscribe(filter, send) {
-      const s = { filter, send };
+    subscribe(filter, send, fromSlot) {
+      if (fromSlot === undefined) {
+        const s = { filter, send };
+        subs.add(s);
+        return { cancel: () => void subs.delete(s), ready: Promise.resolve() };
+      }
+      // Live transactions wait while the past is read; those the past already holds are dropped.
+      let buffer: NormalizedTx[] | null = [];
+      let cancelled = false;
+      const s = { filter, send: (tx: NormalizedTx) => (buffer ? buffer.push(tx) : send(tx)) };
       subs.add(s);
-      return () => void subs.delete(s);
+      const cancel = () => {
+        cancelled = true;
+        subs.delete(s);
+      };
+      const ready = (async () => {
+        if (!history) throw new Error('Invalid params: fromSlot needs a server that can read its index\'s past (a cluster RPC)');
+        const past = await history(filter, fromSlot);
+        if (cancelled) return;
+        for (const tx of past.transactions) if (matches(filter, tx)) send(tx);
+        const live = buffer ?? [];
+        buffer = null;
+        for (const tx of live) if (tx.slot > past.upTo) send(tx);
+      })();
+      ready.catch(cancel);
+      return { cancel, ready };
     },
   };
 }
