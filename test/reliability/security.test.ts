@@ -941,6 +941,7 @@ describe('cross-key isolation', () => {
     'GET /v1/wallet/:wallet/history': 'public chain data',
     'GET /v1/wallet/:wallet/transfers': 'public chain data',
     'GET /v1/wallet/:wallet/funded-by': 'public chain data',
+    'GET /v0/addresses/:address/transactions': 'public chain data',
   };
 
   it("every :webhookID route answers 404 to another key and changes nothing; lists, usage and admin routes reveal nothing", async () => {
