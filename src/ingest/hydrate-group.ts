@@ -9,6 +9,8 @@
  *
  * Used by the coverage service (`hydrate.ts`), which answers for an index complete from genesis before asking here.
  */
+import { createSingleFlight } from '../core/single-flight.js';
+import { createWorkLoop } from '../core/work-loop.js';
 import type { Logger } from 'pino';
 import { keyReadReport as readReport, type CoverageReport, type KeyNeed } from '../core/coverage.js';
 import { errorText } from '../core/errors.js';
@@ -50,7 +52,7 @@ const isDeadlock = (e: unknown) => (e as { code?: string } | null)?.code === DEA
 
 export function createKeyCoverage(o: KeyCoverageOptions): KeyCoverage {
   if (o.client && !o.ingester) throw new Error('createKeyCoverage: a cluster client needs an ingester to write what it reads');
-  const inflight = new Map<string, Promise<CoverageReport>>();
+  const once = createSingleFlight<CoverageReport>();
   const fetchKey = o.fetchKey ?? ((client: RpcClient, need: KeyNeed, key: string) => fetchKeyState(client, need, key, { commitment: o.commitment }));
 
   async function read(key: string, need: KeyNeed): Promise<CoverageReport> {
@@ -86,49 +88,32 @@ export function createKeyCoverage(o: KeyCoverageOptions): KeyCoverage {
       const origin = await o.indexOrigin();
       return origin === null ? { complete: false, basis: 'no-cluster' } : { complete: false, basis: 'since-origin', slot: origin };
     }
-    const id = `${need}:${key}`;
-    let p = inflight.get(id);
-    if (!p) {
-      p = read(key, need).finally(() => inflight.delete(id));
-      inflight.set(id, p);
-    }
-    return p;
+    return once(`${need}:${key}`, () => read(key, need));
   }
 
   // The watch loop: reads watched keys never read, a few at a time.
-  const ctl = new AbortController();
-  let loop: Promise<void> | null = null;
-  let wakeLoop: (() => void) | null = null;
-  async function trackLoop(): Promise<void> {
-    while (!ctl.signal.aborted) {
-      let due: { need: KeyNeed; key: string }[] = [];
-      try {
-        due = (await o.indexOrigin()) === 0 ? [] : await dueTrackedKeys(o.db, TRACK_BATCH, TRACK_RETRY_MS);
-        await Promise.all(due.map((d) => ensure(d.key, d.need)));
-      } catch (e) {
-        o.logger?.warn({ err: e }, 'coverage: key tracking round failed');
-      }
-      if (!due.length && !ctl.signal.aborted) await new Promise<void>((r) => {
-        wakeLoop = r;
-        setTimeout(r, 2000).unref();
-      });
-      wakeLoop = null;
+  const loop = createWorkLoop(async () => {
+    try {
+      const due = (await o.indexOrigin()) === 0 ? [] : await dueTrackedKeys(o.db, TRACK_BATCH, TRACK_RETRY_MS);
+      await Promise.all(due.map((d) => ensure(d.key, d.need)));
+      return due.length > 0;
+    } catch (e) {
+      o.logger?.warn({ err: e }, 'coverage: key tracking round failed');
+      return false;
     }
-  }
+  }, { idleMs: 2000 });
 
   return {
     ensure,
     async track(need, keys) {
       await trackKeys(o.db, need, [...new Set(keys)]);
-      wakeLoop?.();
+      loop.wake();
     },
     start() {
-      if (o.client) loop ??= trackLoop();
+      if (o.client) loop.start();
     },
     async stop() {
-      ctl.abort();
-      wakeLoop?.();
-      await loop;
+      await loop.stop();
     },
   };
 }

@@ -18,6 +18,8 @@ import { childBackfills, enqueueBackfill, getBackfills, rangesCoverBefore } from
 import type { Backfiller } from './backfill.js';
 import { createKeyCoverage } from './hydrate-group.js';
 import { getZkHistory } from '../store/zk/history.js';
+import { createSingleFlight } from '../core/single-flight.js';
+import { createWorkLoop } from '../core/work-loop.js';
 
 export interface CoverageServiceOptions {
   db: Db;
@@ -64,7 +66,7 @@ const isDeadlock = (e: unknown) => (e as { code?: string } | null)?.code === DEA
 export function createCoverageService(o: CoverageServiceOptions): CoverageService {
   if (o.client && !o.ingester) throw new Error('createCoverageService: a cluster client needs an ingester to write what it reads');
   let origin: number | null = null;
-  const inflight = new Map<string, Promise<CoverageReport>>();
+  const once = createSingleFlight<CoverageReport>();
   const fetchState = o.fetchState ?? ((client: RpcClient, address: string) => fetchWalletState(client, address, { commitment: o.commitment }));
   // Lists by collection, creator or authority: their own module (reads, persisted rows, watch loop).
   const keys = createKeyCoverage({ db: o.db, ingester: o.ingester, client: o.client, commitment: o.commitment, logger: o.logger, indexOrigin });
@@ -154,35 +156,20 @@ export function createCoverageService(o: CoverageServiceOptions): CoverageServic
     if (known !== undefined) return { complete: true, basis: 'hydrated', slot: known };
     if (!o.client) return { complete: false, basis: 'no-cluster' };
     // One read per address at a time; an asset id and a wallet are read differently (an address is one or the other).
-    const key = `${need}:${address}`;
-    let p = inflight.get(key);
-    if (!p) {
-      p = hydrate(address, need).finally(() => inflight.delete(key));
-      inflight.set(key, p);
-    }
-    return p;
+    return once(`${need}:${address}`, () => hydrate(address, need));
   };
 
   // The tracking loop: hydrates watched addresses whose state was never read, a few at a time.
-  const ctl = new AbortController();
-  let loop: Promise<void> | null = null;
-  let wakeLoop: (() => void) | null = null;
-  async function trackLoop(): Promise<void> {
-    while (!ctl.signal.aborted) {
-      let due: string[] = [];
-      try {
-        due = (await indexOrigin()) === 0 ? [] : await dueTracked(o.db, TRACK_BATCH, TRACK_RETRY_MS);
-        await Promise.all(due.map((a) => ensureCovered(a, 'state')));
-      } catch (e) {
-        o.logger?.warn({ err: e }, 'coverage: tracking round failed');
-      }
-      if (!due.length && !ctl.signal.aborted) await new Promise<void>((r) => {
-        wakeLoop = r;
-        setTimeout(r, 2000).unref();
-      });
-      wakeLoop = null;
+  const loop = createWorkLoop(async () => {
+    try {
+      const due = (await indexOrigin()) === 0 ? [] : await dueTracked(o.db, TRACK_BATCH, TRACK_RETRY_MS);
+      await Promise.all(due.map((a) => ensureCovered(a, 'state')));
+      return due.length > 0;
+    } catch (e) {
+      o.logger?.warn({ err: e }, 'coverage: tracking round failed');
+      return false;
     }
-  }
+  }, { idleMs: 2000 });
 
   return {
     ensureCovered,
@@ -206,17 +193,15 @@ export function createCoverageService(o: CoverageServiceOptions): CoverageServic
         await enqueueBackfill(o.db, list);
         o.backfill.wake();
       }
-      wakeLoop?.();
+      loop.wake();
     },
     trackKeys: (need, list) => keys.track(need, list),
     start() {
-      if (o.client) loop ??= trackLoop();
+      if (o.client) loop.start();
       keys.start();
     },
     async stop() {
-      ctl.abort();
-      wakeLoop?.();
-      await loop;
+      await loop.stop();
       await keys.stop();
     },
   };
