@@ -104,19 +104,8 @@ export interface StoredPythPrice {
   slot: number;
 }
 
-/** A stored swap price, as read back. */
-export interface StoredSwapPrice {
-  mint: string;
-  quote: 'USD' | 'SOL';
-  quoteMint: string;
-  price: number;
-  baseAmount: number;
-  quoteAmount: number;
-  slot: number;
-  signature: string;
-  program: string;
-  blockTime: number | null;
-}
+/** A stored swap price, as read back (its position in the chain is only the write guard). */
+export type StoredSwapPrice = Omit<SwapPriceRow, 'pos' | 'ord'>;
 
 /** Stored Pyth prices of the given feeds (absent = never seen). */
 export async function queryPythPrices(q: Queryable, feedIds: readonly string[]): Promise<Map<string, StoredPythPrice>> {
