@@ -1,6 +1,7 @@
 /** Everything the HTTP API needs, composed by the CLI (no globals). */
 import type { UpstreamRpc, UpstreamSocketFactory } from '../core/upstream.js';
 import type { TransactionHub } from './ws/transactions.js';
+import type { AccountHub } from './ws/accounts.js';
 import type { EnsureCovered, IndexCoverage, KeyNeed } from '../core/coverage.js';
 import type { Logger } from 'pino';
 import type { Db } from '../store/db.js';
@@ -65,6 +66,8 @@ export interface PubsubOptions {
   maxBufferedBytes?: number;
   /** Ping interval; a client that has not answered the previous ping is terminated (default 30 s). */
   pingMs?: number;
-  /** The enhanced transactionSubscribe's stream (the in-process ingester's blocks); absent, it is not offered. */
+  /** The enhanced transactionSubscribe's stream (the committed blocks); absent, it is not offered. */
   transactions?: TransactionHub;
+  /** accountSubscribe at the index's commitment, served from the committed blocks; absent, every one is bridged. */
+  accounts?: AccountHub;
 }

@@ -23,9 +23,13 @@ import { loadTreeFile } from './light-trees.js';
 import { createTipWatcher, type TipWatcher } from '../sources/tip-watcher.js';
 import { createRpcPoller, fetchAccounts, type RpcPoller } from '../sources/rpc-poller.js';
 import { createRpcClient, type RpcClient } from '../sources/rpc-client.js';
-import { createUpstreamRpc } from '../sources/upstream-rpc.js';
+import { accountFetch, createUpstreamRpc } from '../sources/upstream-rpc.js';
 import { createUpstreamSocketFactory, pubsubUrlOf } from '../sources/upstream-ws.js';
 import { createTransactionHub } from '../api/ws/transactions.js';
+import { createAccountHub } from '../api/ws/accounts.js';
+import { createDemand } from '../core/demand.js';
+import type { Block } from '../core/model.js';
+import { startCommittedFeed } from '../ingest/committed-feed.js';
 import { createTransactionHistory } from '../ingest/transaction-history.js';
 import { createCoverageService } from '../ingest/hydrate.js';
 import { historyBeforeLive } from '../ingest/tree-backfill.js';
@@ -109,7 +113,8 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
     // The snapshot lives in SOLGATE_DATA_DIR, also with DATABASE_URL (the checkpoint check ties it to the database).
     const cp = await getCheckpoint(db);
     demo = await startDemoChain({
-      port: config.localnetPort, slotMs: config.localnetSlotMs, startSlot: cp === null ? 0 : cp + 1, logger, light: config.localnetLight,
+      port: config.localnetPort, slotMs: config.localnetSlotMs, finalizedDepth: config.localnetFinalizedDepth, startSlot: cp === null ? 0 : cp + 1, logger,
+      light: config.localnetLight,
       snapshotDir: demoSnapshotDir(config.dataDir, config.databaseUrl), checkpoint: cp,
     });
     closers.push(() => demo!.stop());
@@ -127,11 +132,26 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
     ? startDeliveryWorker({ ...deliveryOptions(config, db, logger), onFirstAttempt: (keyId) => accounts.meter.chargeUsage(keyId, 'webhookEvent', 'webhook.event') })
     : null;
 
-  // The enhanced transactionSubscribe's stream: the blocks this process's ingester writes; a resumed subscription's
-  // past is read from the history index and the cluster.
-  const historyRpc = rpcUrl ? createRpcClient({ url: rpcUrl, logger }) : null;
+  // Standard Solana JSON-RPC on `/`: forwarded to the cluster RPC (src/sources/upstream-rpc.ts).
+  const upstreamUrl = config.rpcUpstreamUrl ?? rpcUrl;
+  const upstreamRpc = upstreamUrl ? createUpstreamRpc({ url: upstreamUrl, timeoutMs: config.rpcUpstreamTimeoutMs, logger }) : null;
+  if (upstreamRpc) closers.push(() => upstreamRpc.close());
+  // The committed blocks feed the enhanced transactionSubscribe and accountSubscribe: this process's ingester's blocks,
+  // or (API-only) the same blocks read from the cluster as the index's checkpoint reaches them. A resumed
+  // subscription's past is read from the history index and the cluster.
+  const historyUrl = rpcUrl ?? upstreamUrl;
+  const historyRpc = historyUrl ? createRpcClient({ url: historyUrl, logger }) : null;
   if (historyRpc) closers.push(() => historyRpc.close());
-  const transactionHub = createTransactionHub(historyRpc ? createTransactionHistory({ db, client: historyRpc, commitment: config.commitment, concurrency: config.backfillConcurrency }) : undefined);
+  const demand = createDemand();
+  const transactionHub = createTransactionHub(
+    historyRpc ? createTransactionHistory({ db, client: historyRpc, commitment: config.commitment, concurrency: config.backfillConcurrency }) : undefined,
+    { demand },
+  );
+  const accountHub = upstreamRpc ? createAccountHub(accountFetch(upstreamRpc, config.commitment), { commitment: config.commitment, demand, logger }) : null;
+  const publishCommitted = (blocks: readonly Block[]) => {
+    transactionHub.publish(blocks);
+    accountHub?.publish(blocks);
+  };
   let ingester: Ingester | null = null;
   let poller: RpcPoller | null = null;
   let tips: TipWatcher | null = null;
@@ -155,7 +175,7 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
     ingester = createIngester(db, logger, {
       fetchAccounts: (keys) => fetchAccounts(url, keys, { commitment: config.commitment }),
       onWebhookEvents: () => deliveries?.wake(),
-      onBlocksWritten: (blocks) => transactionHub.publish(blocks),
+      onBlocksWritten: publishCommitted,
     });
     // Derive list-index rows left marked by an earlier run (or by a migration) without waiting for a new block.
     ingester.settle().catch((err) => logger.error({ err }, 'asset index: initial refresh failed'));
@@ -217,17 +237,20 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
   // Sender (/fast, /ping) when an upstream is configured (SOLGATE_SENDER_RPC_URLS, else the indexed cluster).
   const sender = senderDeps(config, { db, logger, fallbackRpcUrl: rpcUrl });
   if (sender) closers.push(() => sender.router.close());
-  // Standard Solana JSON-RPC on `/`: forwarded to the cluster RPC (src/sources/upstream-rpc.ts).
-  const upstreamUrl = config.rpcUpstreamUrl ?? rpcUrl;
-  const upstreamRpc = upstreamUrl ? createUpstreamRpc({ url: upstreamUrl, timeoutMs: config.rpcUpstreamTimeoutMs, logger }) : null;
-  if (upstreamRpc) closers.push(() => upstreamRpc.close());
+  // An API-only process (PostgreSQL, another process ingests) follows the committed blocks from the cluster.
+  const feed = !ingester && upstreamUrl && db.kind === 'postgres'
+    ? startCommittedFeed({ db, url: upstreamUrl, commitment: config.commitment, demand, publish: publishCommitted, logger })
+    : null;
+  if (feed) closers.push(() => feed.close());
+  const committed = ingester !== null || feed !== null;
   const wsUrl = config.rpcUpstreamWsUrl ?? (upstreamUrl ? pubsubUrlOf(upstreamUrl) : undefined);
   const app = await buildApp({
     upstreamRpc: upstreamRpc ?? undefined,
     pubsub: wsUrl
       ? {
         upstream: createUpstreamSocketFactory(wsUrl), maxConnectionsPerKey: config.wsMaxConnectionsPerKey, maxSubscriptions: config.wsMaxSubscriptions,
-        transactions: ingester ? transactionHub : undefined,
+        transactions: committed ? transactionHub : undefined,
+        accounts: committed ? accountHub ?? undefined : undefined,
       }
       : undefined,
     sender: sender ?? undefined,

@@ -22,3 +22,13 @@ export interface UpstreamSocket {
 }
 
 export type UpstreamSocketFactory = () => UpstreamSocket;
+
+export type AccountEncoding = 'base58' | 'base64' | 'base64+zstd' | 'jsonParsed';
+
+export interface AccountOptions {
+  encoding: AccountEncoding;
+  dataSlice?: { offset: number; length: number };
+}
+
+/** Reads accounts from the cluster: the values in the order of `keys` (null where none), and the answer's slot. */
+export type AccountFetch = (keys: string[], o: AccountOptions & { minContextSlot: number }) => Promise<{ slot: number; values: (Record<string, unknown> | null)[] }>;

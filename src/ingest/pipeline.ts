@@ -8,7 +8,7 @@ import type { AccountUpdate, Block, NormalizedTx } from '../core/model.js';
 import type { Db } from '../store/db.js';
 import { writeUpdates, writeUpdatesInTx } from '../store/write-block.js';
 import { getIndexOrigin, recordIndexOrigin } from '../store/coverage.js';
-import { getCheckpoint } from '../store/chain.js';
+import { getCheckpoint, notifyBlocksWritten } from '../store/chain.js';
 import { queryMintDecimals, queryTokenAccountInfo } from '../store/tokens.js';
 import type { BlockUpdate } from '../store/block-update.js';
 import { parseTransaction } from '../parsers/registry.js';
@@ -186,6 +186,8 @@ export function createIngester(db: Db, logger?: Logger, opts: IngesterOptions = 
     }
     await zk.afterWrite(pending);
     hooks.afterWrite(webhooks);
+    // Processes without an ingester follow the committed blocks (src/ingest/committed-feed.ts); wake them.
+    if (db.kind === 'postgres') notifyBlocksWritten(db).catch((err) => logger?.warn({ err }, 'ingest: notifying followers of the written blocks failed'));
     try {
       opts.onBlocksWritten?.(blocks);
     } catch (err) {

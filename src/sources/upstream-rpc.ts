@@ -11,7 +11,7 @@ import type { Logger } from 'pino';
 import { Agent, request } from 'undici';
 import { SolgateError, errorText } from '../core/errors.js';
 import { parseJsonBigInt } from './json.js';
-import type { RpcReply, UpstreamRpc } from '../core/upstream.js';
+import type { AccountFetch, RpcReply, UpstreamRpc } from '../core/upstream.js';
 
 export type { UpstreamRpc } from '../core/upstream.js';
 
@@ -84,5 +84,15 @@ export function createUpstreamRpc(o: UpstreamRpcOptions): UpstreamRpc {
     async close() {
       await agent.close();
     },
+  };
+}
+
+/** `getMultipleAccounts` through the forwarder, as the enhanced accountSubscribe reads written accounts. */
+export function accountFetch(upstream: UpstreamRpc, commitment: 'confirmed' | 'finalized'): AccountFetch {
+  return async (keys, o) => {
+    const reply = await upstream.forward('getMultipleAccounts', [keys, { commitment, encoding: o.encoding, minContextSlot: o.minContextSlot, ...(o.dataSlice ? { dataSlice: o.dataSlice } : {}) }], 0, true);
+    if (reply.error) throw new Error(`getMultipleAccounts: ${reply.error.code} ${reply.error.message}`);
+    const r = reply.result as { context: { slot: number }; value: (Record<string, unknown> | null)[] };
+    return { slot: r.context.slot, values: r.value };
   };
 }

@@ -111,6 +111,13 @@ export async function advanceCheckpoint(q: Queryable, slot: number): Promise<voi
   await run(q, checkpointStatement(slot));
 }
 
+/** NOTIFY channel of a moved checkpoint (a hint for processes that follow the committed blocks; they also poll). */
+export const BLOCKS_CHANNEL = 'solgate_blocks';
+
+export async function notifyBlocksWritten(q: Queryable): Promise<void> {
+  await q.query(`SELECT pg_notify('${BLOCKS_CHANNEL}', '')`);
+}
+
 /** The highest slot fully written, or null before anything was ingested. */
 export async function getCheckpoint(q: Queryable): Promise<number | null> {
   const { rows } = await q.query<{ slot: number }>('SELECT slot FROM ingest_checkpoint WHERE id = $1', [CHECKPOINT_ID]);

@@ -19,62 +19,18 @@ import type { WebSocket } from 'ws';
 import { normalizeError } from '../plugins/errors.js';
 import { createAuthenticator } from '../plugins/auth.js';
 import { rpcErrorBody } from '../wire/errors.js';
+import { stringifyRpc } from '../rpc/index.js';
 import type { ApiDeps, PubsubOptions } from '../deps.js';
 import { wsClosed, wsConnections, wsNotifications, wsSubscribes } from '../../core/metrics.js';
-import { isAddress, isSignature } from '../../core/encoding.js';
-import { transactionNotification, type TransactionFilter, type TransactionOptions } from './transactions.js';
+import { transactionNotification, transactionParams, type TransactionFilter, type TransactionOptions } from './transactions.js';
+import { accountParams } from './accounts.js';
 
 /** agave's PubSub methods. */
 const SUBSCRIBE = new Set(['accountSubscribe', 'blockSubscribe', 'logsSubscribe', 'programSubscribe', 'rootSubscribe', 'signatureSubscribe', 'slotSubscribe', 'slotsUpdatesSubscribe', 'voteSubscribe']);
 const UNSUBSCRIBE = new Set([...SUBSCRIBE].map((m) => m.replace('Subscribe', 'Unsubscribe')));
 
-/** transactionSubscribe ids start here, far above the small counters a node hands out. */
+/** Ids of subscriptions served here start far above the small counters a node hands out. */
 let nextLocalId = 1_000_000_000;
-
-const MAX_FILTER_ADDRESSES = 50_000;
-
-/** `[filter, options?]` of transactionSubscribe, checked (throws with the -32602 message). */
-export function transactionParams(params: unknown): { filter: TransactionFilter; options: TransactionOptions; fromSlot?: number } {
-  const fail = (m: string): never => {
-    throw new Error(`Invalid params: ${m}`);
-  };
-  if (!Array.isArray(params) || params.length < 1 || params.length > 2) fail('expected [filter, options?]');
-  const [f, o] = params as [Record<string, unknown>, Record<string, unknown> | undefined];
-  if (!f || typeof f !== 'object' || Array.isArray(f)) fail('filter must be an object');
-  for (const k of Object.keys(f)) if (!['vote', 'failed', 'signature', 'accountInclude', 'accountExclude', 'accountRequired'].includes(k)) fail(`unknown field \`${k}\` of the filter`);
-  const list = (k: string): string[] => {
-    const v = f[k];
-    if (v === undefined) return [];
-    if (!Array.isArray(v) || v.length > MAX_FILTER_ADDRESSES || v.some((x) => typeof x !== 'string' || !isAddress(x))) fail(`${k} must be a list of at most ${MAX_FILTER_ADDRESSES} base58 addresses`);
-    return v as string[];
-  };
-  for (const k of ['vote', 'failed']) if (f[k] !== undefined && typeof f[k] !== 'boolean') fail(`${k} must be a boolean`);
-  if (f.signature !== undefined && (typeof f.signature !== 'string' || !isSignature(f.signature))) fail('signature must be a base58 transaction signature');
-  const opts = o ?? {};
-  if (typeof opts !== 'object' || Array.isArray(opts)) fail('options must be an object');
-  for (const k of Object.keys(opts)) if (!['commitment', 'encoding', 'transactionDetails', 'showRewards', 'maxSupportedTransactionVersion', 'fromSlot'].includes(k)) fail(`unknown option \`${k}\``);
-  if (opts.fromSlot !== undefined) {
-    if (!Number.isSafeInteger(opts.fromSlot) || (opts.fromSlot as number) < 0) fail('fromSlot must be a non-negative integer');
-    if (!f.signature && !(f.accountInclude as unknown[] | undefined)?.length && !(f.accountRequired as unknown[] | undefined)?.length)
-      fail('fromSlot needs accountInclude, accountRequired or signature (the index finds the past by address)');
-  }
-  const encoding = (opts.encoding ?? 'base64') as string;
-  if (!['base64', 'base58', 'json'].includes(encoding)) fail('encoding must be base64, base58 or json');
-  const details = (opts.transactionDetails ?? 'full') as string;
-  if (!['full', 'signatures', 'accounts', 'none'].includes(details)) fail('transactionDetails must be full, signatures, accounts or none');
-  if ((details === 'full' || details === 'accounts') && opts.maxSupportedTransactionVersion === undefined)
-    fail('maxSupportedTransactionVersion is required with transactionDetails full or accounts');
-  if (opts.maxSupportedTransactionVersion !== undefined && opts.maxSupportedTransactionVersion !== 0 && opts.maxSupportedTransactionVersion !== 1) fail('maxSupportedTransactionVersion must be 0 or 1');
-  if (opts.commitment !== undefined && !['processed', 'confirmed', 'finalized'].includes(opts.commitment as string)) fail('commitment must be processed, confirmed or finalized');
-  return {
-    filter: {
-      vote: f.vote === true, failed: f.failed === true, signature: f.signature as string | undefined,
-      accountInclude: new Set(list('accountInclude')), accountExclude: new Set(list('accountExclude')), accountRequired: list('accountRequired'),
-    },
-    options: { encoding: encoding as TransactionOptions['encoding'], transactionDetails: details as TransactionOptions['transactionDetails'], showRewards: opts.showRewards === true },
-    fromSlot: opts.fromSlot as number | undefined,
-  };
-}
 
 /** Close codes and reasons the endpoint uses (the reason is at most 123 bytes, as the protocol allows). */
 export const WS_CLOSE = {
@@ -117,15 +73,15 @@ export async function pubsubApi(app: FastifyInstance, deps: ApiDeps, o: PubsubOp
     /** Subscribe request ids waiting for the node's answer, and the subscriptions it granted. */
     const pending = new Map<string, string>();
     const subscriptions = new Set<string>();
-    /** transactionSubscribe subscriptions of this connection (ids from a range the node's never reach). */
-    const local = new Map<number, () => void>();
+    /** Subscriptions served here (transactionSubscribe, accountSubscribe at the index's commitment), by id. */
+    const local = new Map<number, { method: string; cancel: () => void }>();
     let ended = false;
 
     const end = (close?: { code: number; reason: string }, metric?: string) => {
       if (ended) return;
       ended = true;
       clearInterval(ping);
-      for (const cancel of local.values()) cancel();
+      for (const l of local.values()) l.cancel();
       local.clear();
       wsConnections.dec();
       const n = (perKey.get(key.id) ?? 1) - 1;
@@ -136,7 +92,7 @@ export async function pubsubApi(app: FastifyInstance, deps: ApiDeps, o: PubsubOp
       if (close && socket.readyState === socket.OPEN) socket.close(close.code, close.reason.slice(0, 123));
     };
     const reply = (payload: unknown) => {
-      if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(payload));
+      if (socket.readyState === socket.OPEN) socket.send(stringifyRpc(payload));
     };
     const refuse = (id: unknown, code: number, message: string) => reply({ jsonrpc: '2.0', error: { code, message }, id: id ?? null });
 
@@ -189,7 +145,22 @@ export async function pubsubApi(app: FastifyInstance, deps: ApiDeps, o: PubsubOp
       // some clients send it with an id and ignore the answer.
       if (method === 'ping') return msg.id === undefined ? undefined : reply({ jsonrpc: '2.0', result: 'pong', id: msg.id });
       if (msg.id === undefined) return;
-      if (method === 'transactionSubscribe' || method === 'transactionUnsubscribe') return localTransactions(msg);
+      if (method === 'transactionSubscribe') return localTransactions(msg);
+      if (method === 'transactionUnsubscribe' || (method === 'accountUnsubscribe' && local.has(Number((msg.params as unknown[] | undefined)?.[0])))) return localUnsubscribe(msg);
+      // accountSubscribe at the index's commitment is served from the committed blocks (src/api/ws/accounts.ts).
+      if (method === 'accountSubscribe' && o.accounts) {
+        const accounts = o.accounts;
+        let parsed: ReturnType<typeof accountParams>;
+        try {
+          parsed = accountParams(msg.params, accounts.commitment);
+        } catch (e) {
+          return refuse(msg.id, -32602, (e as Error).message);
+        }
+        if (parsed) {
+          const p = parsed;
+          return localSubscribe(msg.id, 'accountSubscribe', (_subId, send) => ({ cancel: accounts.subscribe(p.pubkey, p.options, (r) => send('accountNotification', r)) }));
+        }
+      }
       if (UNSUBSCRIBE.has(method)) {
         const sub = Array.isArray(msg.params) ? String(msg.params[0]) : '';
         subscriptions.delete(sub);
@@ -217,51 +188,62 @@ export async function pubsubApi(app: FastifyInstance, deps: ApiDeps, o: PubsubOp
       }
       up.send(data.toString());
     });
-    /** transactionSubscribe / transactionUnsubscribe, answered here from the ingester's stream. */
-    async function localTransactions(msg: { id?: unknown; method?: unknown; params?: unknown }): Promise<void> {
-      const id = msg.id;
-      if (!o.transactions) return refuse(id, -32601, 'Method not found: transactionSubscribe is served by a solgate process that ingests the cluster');
-      if (msg.method === 'transactionUnsubscribe') {
-        const sub = Array.isArray(msg.params) ? Number(msg.params[0]) : NaN;
-        const cancel = local.get(sub);
-        if (!cancel) return refuse(id, -32602, 'Invalid subscription id');
-        cancel();
-        local.delete(sub);
-        return reply({ jsonrpc: '2.0', result: true, id });
-      }
-      let parsed: { filter: TransactionFilter; options: TransactionOptions; fromSlot?: number };
-      try {
-        parsed = transactionParams(msg.params);
-      } catch (e) {
-        return refuse(id, -32602, (e as Error).message);
-      }
+    /** Subscriptions served here (ids from a range the node's never reach): subscribe checks, limit, meter, answer. */
+    async function localSubscribe(
+      id: unknown, method: string, start: (subId: number, send: (method: string, result: unknown) => void) => { cancel(): void; ready?: Promise<void> },
+    ): Promise<void> {
       if (subscriptions.size + pending.size + local.size >= maxSubs) {
-        wsSubscribes.inc({ method: 'transactionSubscribe', outcome: 'refused' });
+        wsSubscribes.inc({ method, outcome: 'refused' });
         return refuse(id, -32602, `Too many subscriptions: at most ${maxSubs} per connection`);
       }
       if (deps.meter) {
         try {
-          await deps.meter.charge(req, null, { bucket: 'rpc', cost: 'rpc', method: 'transactionSubscribe' });
+          await deps.meter.charge(req, null, { bucket: 'rpc', cost: 'rpc', method });
         } catch (err) {
-          wsSubscribes.inc({ method: 'transactionSubscribe', outcome: 'refused' });
+          wsSubscribes.inc({ method, outcome: 'refused' });
           return reply(rpcErrorBody(normalizeError(err), (id ?? null) as string | number | null).body);
         }
       }
-      wsSubscribes.inc({ method: 'transactionSubscribe', outcome: 'ok' });
+      if (ended) return;
+      wsSubscribes.inc({ method, outcome: 'ok' });
       const subId = nextLocalId++;
-      const sub = o.transactions.subscribe(parsed.filter, (tx) => {
+      const sub = start(subId, (notification, result) => {
         if (ended) return;
         if (socket.bufferedAmount > maxBuffered) return end(WS_CLOSE.slowConsumer, 'slow_consumer');
         wsNotifications.inc();
-        reply({ jsonrpc: '2.0', method: 'transactionNotification', params: { subscription: subId, result: transactionNotification(tx, parsed.options) } });
-      }, parsed.fromSlot);
-      local.set(subId, sub.cancel);
+        reply({ jsonrpc: '2.0', method: notification, params: { result, subscription: subId } });
+      });
+      local.set(subId, { method, cancel: sub.cancel });
       reply({ jsonrpc: '2.0', result: subId, id });
       // Resuming: the past comes first; if it cannot be read the subscription ends with an error naming it.
-      sub.ready.catch((e: Error) => {
+      sub.ready?.catch((e: Error) => {
         local.delete(subId);
-        reply({ jsonrpc: '2.0', method: 'transactionNotification', params: { subscription: subId, error: { code: -32602, message: e.message } } });
+        reply({ jsonrpc: '2.0', method: method.replace('Subscribe', 'Notification'), params: { subscription: subId, error: { code: -32602, message: e.message } } });
       });
+    }
+
+    /** `*Unsubscribe` of a subscription served here: true, or -32602 for an id this connection does not hold. */
+    function localUnsubscribe(msg: { id?: unknown; method?: unknown; params?: unknown }): void {
+      const sub = Array.isArray(msg.params) ? Number(msg.params[0]) : NaN;
+      const held = local.get(sub);
+      if (!held || held.method.replace('Subscribe', 'Unsubscribe') !== msg.method) return refuse(msg.id, -32602, 'Invalid subscription id');
+      held.cancel();
+      local.delete(sub);
+      reply({ jsonrpc: '2.0', result: true, id: msg.id });
+    }
+
+    /** transactionSubscribe, answered here from the stream of committed blocks. */
+    async function localTransactions(msg: { id?: unknown; method?: unknown; params?: unknown }): Promise<void> {
+      const transactions = o.transactions;
+      if (!transactions) return refuse(msg.id, -32601, 'Method not found: transactionSubscribe is served by a solgate process that reads the index and the cluster');
+      let parsed: { filter: TransactionFilter; options: TransactionOptions; fromSlot?: number };
+      try {
+        parsed = transactionParams(msg.params);
+      } catch (e) {
+        return refuse(msg.id, -32602, (e as Error).message);
+      }
+      return localSubscribe(msg.id, 'transactionSubscribe', (_subId, send) =>
+        transactions.subscribe(parsed.filter, (tx) => send('transactionNotification', transactionNotification(tx, parsed.options)), parsed.fromSlot));
     }
 
     socket.on('close', () => end());

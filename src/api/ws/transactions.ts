@@ -16,6 +16,8 @@ import { base58ToBytes } from '../../core/encoding.js';
 import type { Block, NormalizedTx } from '../../core/model.js';
 import { rawTransaction } from '../../webhooks/raw-payload.js';
 import type { TransactionFilter, TransactionHistory } from '../../core/transaction-filter.js';
+import type { Demand } from '../../core/demand.js';
+import { isAddress, isSignature } from '../../core/encoding.js';
 
 export type { TransactionFilter, TransactionHistory } from '../../core/transaction-filter.js';
 
@@ -36,30 +38,38 @@ export interface TransactionHub {
   subscribe(filter: TransactionFilter, send: (tx: NormalizedTx) => void, fromSlot?: number): { cancel(): void; ready: Promise<void> };
 }
 
-export function createTransactionHub(history?: TransactionHistory): TransactionHub {
+/**
+ * `history` reads a resumed subscription's past; `demand` counts the subscriptions (a process without an ingester
+ * reads committed blocks from the cluster only while there are some).
+ */
+export function createTransactionHub(history?: TransactionHistory, o: { demand?: Demand } = {}): TransactionHub {
   const subs = new Set<{ filter: TransactionFilter; send: (tx: NormalizedTx) => void }>();
+  const add = (s: { filter: TransactionFilter; send: (tx: NormalizedTx) => void }) => {
+    subs.add(s);
+    const release = o.demand?.acquire();
+    return () => {
+      subs.delete(s);
+      release?.();
+    };
+  };
   return {
     publish(blocks) {
       if (!subs.size) return;
       for (const b of blocks) for (const tx of b.transactions) for (const s of subs) if (matches(s.filter, tx)) s.send(tx);
     },
     subscribe(filter, send, fromSlot) {
-      if (fromSlot === undefined) {
-        const s = { filter, send };
-        subs.add(s);
-        return { cancel: () => void subs.delete(s), ready: Promise.resolve() };
-      }
+      if (fromSlot === undefined) return { cancel: add({ filter, send }), ready: Promise.resolve() };
       // Live transactions wait while the past is read; those the past already holds are dropped.
       let buffer: NormalizedTx[] | null = [];
       let cancelled = false;
-      const s = { filter, send: (tx: NormalizedTx) => (buffer ? buffer.push(tx) : send(tx)) };
-      subs.add(s);
+      const remove = add({ filter, send: (tx: NormalizedTx) => (buffer ? buffer.push(tx) : send(tx)) });
       const cancel = () => {
         cancelled = true;
-        subs.delete(s);
+        remove();
       };
       const ready = (async () => {
         if (!history) throw new Error('Invalid params: fromSlot needs a server that can read its index\'s past (a cluster RPC)');
+        await o.demand?.started();
         const past = await history(filter, fromSlot);
         if (cancelled) return;
         for (const tx of past.transactions) if (matches(filter, tx)) send(tx);
@@ -119,5 +129,50 @@ export function transactionNotification(tx: NormalizedTx, o: TransactionOptions)
     signature: tx.signature,
     slot: tx.slot,
     transactionIndex: tx.indexInBlock,
+  };
+}
+
+const MAX_FILTER_ADDRESSES = 50_000;
+
+/** `[filter, options?]` of transactionSubscribe, checked (throws with the -32602 message). */
+export function transactionParams(params: unknown): { filter: TransactionFilter; options: TransactionOptions; fromSlot?: number } {
+  const fail = (m: string): never => {
+    throw new Error(`Invalid params: ${m}`);
+  };
+  if (!Array.isArray(params) || params.length < 1 || params.length > 2) fail('expected [filter, options?]');
+  const [f, o] = params as [Record<string, unknown>, Record<string, unknown> | undefined];
+  if (!f || typeof f !== 'object' || Array.isArray(f)) fail('filter must be an object');
+  for (const k of Object.keys(f)) if (!['vote', 'failed', 'signature', 'accountInclude', 'accountExclude', 'accountRequired'].includes(k)) fail(`unknown field \`${k}\` of the filter`);
+  const list = (k: string): string[] => {
+    const v = f[k];
+    if (v === undefined) return [];
+    if (!Array.isArray(v) || v.length > MAX_FILTER_ADDRESSES || v.some((x) => typeof x !== 'string' || !isAddress(x))) fail(`${k} must be a list of at most ${MAX_FILTER_ADDRESSES} base58 addresses`);
+    return v as string[];
+  };
+  for (const k of ['vote', 'failed']) if (f[k] !== undefined && typeof f[k] !== 'boolean') fail(`${k} must be a boolean`);
+  if (f.signature !== undefined && (typeof f.signature !== 'string' || !isSignature(f.signature))) fail('signature must be a base58 transaction signature');
+  const opts = o ?? {};
+  if (typeof opts !== 'object' || Array.isArray(opts)) fail('options must be an object');
+  for (const k of Object.keys(opts)) if (!['commitment', 'encoding', 'transactionDetails', 'showRewards', 'maxSupportedTransactionVersion', 'fromSlot'].includes(k)) fail(`unknown option \`${k}\``);
+  if (opts.fromSlot !== undefined) {
+    if (!Number.isSafeInteger(opts.fromSlot) || (opts.fromSlot as number) < 0) fail('fromSlot must be a non-negative integer');
+    if (!f.signature && !(f.accountInclude as unknown[] | undefined)?.length && !(f.accountRequired as unknown[] | undefined)?.length)
+      fail('fromSlot needs accountInclude, accountRequired or signature (the index finds the past by address)');
+  }
+  const encoding = (opts.encoding ?? 'base64') as string;
+  if (!['base64', 'base58', 'json'].includes(encoding)) fail('encoding must be base64, base58 or json');
+  const details = (opts.transactionDetails ?? 'full') as string;
+  if (!['full', 'signatures', 'accounts', 'none'].includes(details)) fail('transactionDetails must be full, signatures, accounts or none');
+  if ((details === 'full' || details === 'accounts') && opts.maxSupportedTransactionVersion === undefined)
+    fail('maxSupportedTransactionVersion is required with transactionDetails full or accounts');
+  if (opts.maxSupportedTransactionVersion !== undefined && opts.maxSupportedTransactionVersion !== 0 && opts.maxSupportedTransactionVersion !== 1) fail('maxSupportedTransactionVersion must be 0 or 1');
+  if (opts.commitment !== undefined && !['processed', 'confirmed', 'finalized'].includes(opts.commitment as string)) fail('commitment must be processed, confirmed or finalized');
+  return {
+    filter: {
+      vote: f.vote === true, failed: f.failed === true, signature: f.signature as string | undefined,
+      accountInclude: new Set(list('accountInclude')), accountExclude: new Set(list('accountExclude')), accountRequired: list('accountRequired'),
+    },
+    options: { encoding: encoding as TransactionOptions['encoding'], transactionDetails: details as TransactionOptions['transactionDetails'], showRewards: opts.showRewards === true },
+    fromSlot: opts.fromSlot as number | undefined,
   };
 }
