@@ -22,7 +22,7 @@ import { rpcErrorBody } from '../wire/errors.js';
 import { stringifyRpc } from '../rpc/index.js';
 import type { ApiDeps, PubsubOptions } from '../deps.js';
 import { wsClosed, wsConnections, wsNotifications, wsSubscribes } from '../../core/metrics.js';
-import { transactionNotification, transactionParams, type TransactionFilter, type TransactionOptions } from './transactions.js';
+import { transactionNotification, transactionParams } from './transactions.js';
 import { accountParams } from './accounts.js';
 
 /** agave's PubSub methods. */
@@ -236,14 +236,14 @@ export async function pubsubApi(app: FastifyInstance, deps: ApiDeps, o: PubsubOp
     async function localTransactions(msg: { id?: unknown; method?: unknown; params?: unknown }): Promise<void> {
       const transactions = o.transactions;
       if (!transactions) return refuse(msg.id, -32601, 'Method not found: transactionSubscribe is served by a solgate process that reads the index and the cluster');
-      let parsed: { filter: TransactionFilter; options: TransactionOptions; fromSlot?: number };
+      let parsed: ReturnType<typeof transactionParams>;
       try {
         parsed = transactionParams(msg.params);
       } catch (e) {
         return refuse(msg.id, -32602, (e as Error).message);
       }
       return localSubscribe(msg.id, 'transactionSubscribe', (_subId, send) =>
-        transactions.subscribe(parsed.filter, (tx) => send('transactionNotification', transactionNotification(tx, parsed.options)), parsed.fromSlot));
+        transactions.subscribe(parsed.filter, (tx) => send('transactionNotification', transactionNotification(tx, parsed.options)), parsed.fromSlot, parsed.fromIndex));
     }
 
     socket.on('close', () => end());

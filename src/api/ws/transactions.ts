@@ -32,10 +32,11 @@ export interface TransactionHub {
   publish(blocks: readonly Block[]): void;
   /**
    * Registers a subscription; returns its cancel function. With `fromSlot`, the matching transactions the index
-   * holds from that slot on are sent first, then the live ones (none twice, none skipped); the promise rejects when
-   * the past cannot be read (the subscription is then cancelled).
+   * holds from that slot on (from position `fromIndex` in that slot, default 0) are sent first, then the live ones
+   * (none twice, none skipped, none before that position); the promise rejects when the past cannot be read (the
+   * subscription is then cancelled).
    */
-  subscribe(filter: TransactionFilter, send: (tx: NormalizedTx) => void, fromSlot?: number): { cancel(): void; ready: Promise<void> };
+  subscribe(filter: TransactionFilter, send: (tx: NormalizedTx) => void, fromSlot?: number, fromIndex?: number): { cancel(): void; ready: Promise<void> };
 }
 
 /**
@@ -57,12 +58,13 @@ export function createTransactionHub(history?: TransactionHistory, o: { demand?:
       if (!subs.size) return;
       for (const b of blocks) for (const tx of b.transactions) for (const s of subs) if (matches(s.filter, tx)) s.send(tx);
     },
-    subscribe(filter, send, fromSlot) {
+    subscribe(filter, send, fromSlot, fromIndex = 0) {
       if (fromSlot === undefined) return { cancel: add({ filter, send }), ready: Promise.resolve() };
+      const wanted = (tx: NormalizedTx) => tx.slot > fromSlot || (tx.slot === fromSlot && (tx.indexInBlock ?? 0) >= fromIndex);
       // Live transactions wait while the past is read; those the past already holds are dropped.
       let buffer: NormalizedTx[] | null = [];
       let cancelled = false;
-      const remove = add({ filter, send: (tx: NormalizedTx) => (buffer ? buffer.push(tx) : send(tx)) });
+      const remove = add({ filter, send: (tx: NormalizedTx) => (buffer ? buffer.push(tx) : wanted(tx) && send(tx)) });
       const cancel = () => {
         cancelled = true;
         remove();
@@ -72,10 +74,10 @@ export function createTransactionHub(history?: TransactionHistory, o: { demand?:
         await o.demand?.started();
         const past = await history(filter, fromSlot);
         if (cancelled) return;
-        for (const tx of past.transactions) if (matches(filter, tx)) send(tx);
+        for (const tx of past.transactions) if (matches(filter, tx) && wanted(tx)) send(tx);
         const live = buffer ?? [];
         buffer = null;
-        for (const tx of live) if (tx.slot > past.upTo) send(tx);
+        for (const tx of live) if (tx.slot > past.upTo && wanted(tx)) send(tx);
       })();
       ready.catch(cancel);
       return { cancel, ready };
@@ -135,7 +137,7 @@ export function transactionNotification(tx: NormalizedTx, o: TransactionOptions)
 const MAX_FILTER_ADDRESSES = 50_000;
 
 /** `[filter, options?]` of transactionSubscribe, checked (throws with the -32602 message). */
-export function transactionParams(params: unknown): { filter: TransactionFilter; options: TransactionOptions; fromSlot?: number } {
+export function transactionParams(params: unknown): { filter: TransactionFilter; options: TransactionOptions; fromSlot?: number; fromIndex?: number } {
   const fail = (m: string): never => {
     throw new Error(`Invalid params: ${m}`);
   };
@@ -153,11 +155,15 @@ export function transactionParams(params: unknown): { filter: TransactionFilter;
   if (f.signature !== undefined && (typeof f.signature !== 'string' || !isSignature(f.signature))) fail('signature must be a base58 transaction signature');
   const opts = o ?? {};
   if (typeof opts !== 'object' || Array.isArray(opts)) fail('options must be an object');
-  for (const k of Object.keys(opts)) if (!['commitment', 'encoding', 'transactionDetails', 'showRewards', 'maxSupportedTransactionVersion', 'fromSlot'].includes(k)) fail(`unknown option \`${k}\``);
+  for (const k of Object.keys(opts)) if (!['commitment', 'encoding', 'transactionDetails', 'showRewards', 'maxSupportedTransactionVersion', 'fromSlot', 'fromTransactionIndex'].includes(k)) fail(`unknown option \`${k}\``);
   if (opts.fromSlot !== undefined) {
     if (!Number.isSafeInteger(opts.fromSlot) || (opts.fromSlot as number) < 0) fail('fromSlot must be a non-negative integer');
     if (!f.signature && !(f.accountInclude as unknown[] | undefined)?.length && !(f.accountRequired as unknown[] | undefined)?.length)
       fail('fromSlot needs accountInclude, accountRequired or signature (the index finds the past by address)');
+  }
+  if (opts.fromTransactionIndex !== undefined) {
+    if (opts.fromSlot === undefined) fail('fromTransactionIndex needs fromSlot');
+    if (!Number.isSafeInteger(opts.fromTransactionIndex) || (opts.fromTransactionIndex as number) < 0) fail('fromTransactionIndex must be a non-negative integer');
   }
   const encoding = (opts.encoding ?? 'base64') as string;
   if (!['base64', 'base58', 'json'].includes(encoding)) fail('encoding must be base64, base58 or json');
@@ -174,5 +180,6 @@ export function transactionParams(params: unknown): { filter: TransactionFilter;
     },
     options: { encoding: encoding as TransactionOptions['encoding'], transactionDetails: details as TransactionOptions['transactionDetails'], showRewards: opts.showRewards === true },
     fromSlot: opts.fromSlot as number | undefined,
+    fromIndex: opts.fromTransactionIndex as number | undefined,
   };
 }
