@@ -13,7 +13,7 @@ import type { DomainEvent } from '../parsers/events.js';
 import type { BalanceChange, BlockUpdate, TokenAccountPatch, WalletTransferRow } from '../store/block-update.js';
 import { emptyUpdate, posOf } from '../store/block-update.js';
 import { indexedTokenDeltas } from '../parsers/balances.js';
-import { isInfrastructureAddress } from './infrastructure.js';
+import { isInfrastructureAddress } from '../core/infrastructure.js';
 import { swapPriceRows } from './fold-prices.js';
 
 /** What the store already knows about a token account. */
