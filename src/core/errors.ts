@@ -16,6 +16,7 @@ export type SolgateErrorCode =
   | 'NOT_SUPPORTED' // feature not available yet: 400
   | 'UNAVAILABLE' // dependency down: 503 / -32002
   | 'UPSTREAM_TIMEOUT' // every upstream timed out: 504 / -32003
+  | 'INDEX_BEHIND' // the index has not reached the slot an answer needs (try again): 503 / -32016
   | 'INTERNAL'; // bug or unexpected failure: 500 / -32603
 
 export class SolgateError extends Error {

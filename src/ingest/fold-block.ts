@@ -5,7 +5,7 @@
  */
 import type { Block, NormalizedTx } from '../core/model.js';
 import { isWritable } from '../core/model.js';
-import { NATIVE_DECIMALS, NATIVE_MINT } from '../core/programs.js';
+import { NATIVE_DECIMALS, NATIVE_MINT, SYSTEM_PROGRAM } from '../core/programs.js';
 import { unknownIndexTiebreak } from '../core/tx-position.js';
 import { classifyTypeAndSwap } from '../enhanced/classify.js';
 import type { SwapEvent } from '../enhanced/types.js';
@@ -94,6 +94,8 @@ function foldTx(u: BlockUpdate, { tx, events }: ParsedTx, ctx: FoldContext): voi
 
   /** Keys that are wallets/accounts rather than programs being called or sysvars. */
   const accountKey = accountKeyFlags(tx);
+  /** Whether the transaction wrote each of its direct (relation 1) addresses. */
+  const wrote = new Map<string, boolean | null>();
 
   // relation per address, and balance changes per address (per mint)
   const relation = new Map<string, Rel>();
@@ -105,7 +107,12 @@ function foldTx(u: BlockUpdate, { tx, events }: ParsedTx, ctx: FoldContext): voi
     const cur = m.get(mint);
     m.set(mint, { amount: cur === undefined ? amount : cur.amount + amount, decimals });
   };
-  for (let i = 0; i < n; i++) if (accountKey[i]) relation.set(keys[i], 1);
+  const written = writtenKeys(tx);
+  for (let i = 0; i < n; i++)
+    if (accountKey[i]) {
+      relation.set(keys[i], 1);
+      wrote.set(keys[i], written(i));
+    }
 
   // Native balances and their changes.
   if (meta) {
@@ -149,7 +156,8 @@ function foldTx(u: BlockUpdate, { tx, events }: ParsedTx, ctx: FoldContext): voi
       list = [];
       for (const [mint, v] of c) list.push({ mint, amount: v.amount.toString(), decimals: v.decimals });
     }
-    u.addressLinks.push({ address, slot: tx.slot, txIndex, signature: tx.signature, relation: rel, changes: list, enhancedType });
+    const writable = rel === 1 ? (wrote.get(address) ?? null) : null;
+    u.addressLinks.push({ address, slot: tx.slot, txIndex, signature: tx.signature, relation: rel, changes: list, enhancedType, writable });
   }
 
   foldEvents(u, tx, events, pos, txIndex, resolve, ctx);
@@ -188,6 +196,31 @@ function enhancedTypeOf(tx: NormalizedTx, events: DomainEvent[], ctx: FoldContex
   } catch {
     return { type: null, swap: null };
   }
+}
+
+/**
+ * Per account index: whether the transaction wrote that account (the `writable` flag of its address links). A
+ * successful transaction (or one recorded without meta: its writes are not known to have been rolled back) wrote
+ * its writable keys (`isWritable`: static ones by the header, then the writable keys loaded from lookup tables); a
+ * failed one only its fee payer and, for a durable-nonce transaction, the nonce account (the runtime charges the
+ * fee and advances the nonce even then). null for every key without a message header.
+ */
+function writtenKeys(tx: NormalizedTx): (i: number) => boolean | null {
+  if (!tx.header) return () => null;
+  if (tx.meta && tx.meta.err !== null && tx.meta.err !== undefined) {
+    const nonce = nonceAccountIndex(tx);
+    return (i) => i === 0 || i === nonce;
+  }
+  return (i) => isWritable(tx, i) === true;
+}
+
+/** The account index of the nonce a durable-nonce transaction advances (its first instruction is the System program's AdvanceNonceAccount), else -1. */
+function nonceAccountIndex(tx: NormalizedTx): number {
+  const ix = tx.instructions[0];
+  if (!ix || tx.accountKeys[ix.programIdIndex] !== SYSTEM_PROGRAM || ix.data.length < 4 || ix.accounts.length < 1) return -1;
+  const d = ix.data;
+  const tag = d[0] | (d[1] << 8) | (d[2] << 16) | (d[3] << 24);
+  return tag === 4 ? ix.accounts[0] : -1;
 }
 
 /**

@@ -47,6 +47,11 @@ export interface AddressLinkRow {
   changes: BalanceChange[] | null;
   /** The transaction's enhanced type, repeated on each link so a wallet's history filters by type on one index. */
   enhancedType: string | null;
+  /**
+   * Relation 1: whether the transaction wrote the address (a writable key of a successful transaction, the fee payer
+   * or nonce account of a failed one); null when not known (no message header) and on relations 2 and 3.
+   */
+  writable: boolean | null;
 }
 
 export interface SolBalanceRow {

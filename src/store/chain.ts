@@ -72,12 +72,14 @@ export function addressLinksStatement(rows: AddressLinkRow[]): Statement | null 
       { name: 'relation', type: 'smallint', get: (r) => r.relation },
       { name: 'changes', type: 'jsonb', get: (r) => (r.changes ? changesJson(r.changes) : null) },
       { name: 'enhanced_type', type: 'text', get: (r) => r.enhancedType },
+      { name: 'writable', type: 'bool', get: (r) => r.writable },
     ],
     rows,
-    // The type follows the latest record that has one (a record with meta normally comes last).
+    // The type and the written flag follow the latest record that has one (a record with meta normally comes last;
+    // a row written before migration 027 gets its flag when its slot is ingested again).
     `ON CONFLICT (address, slot, tx_index, signature) DO UPDATE SET
        relation = LEAST(t.relation, EXCLUDED.relation), changes = COALESCE(EXCLUDED.changes, t.changes),
-       enhanced_type = COALESCE(EXCLUDED.enhanced_type, t.enhanced_type)`,
+       enhanced_type = COALESCE(EXCLUDED.enhanced_type, t.enhanced_type), writable = COALESCE(EXCLUDED.writable, t.writable)`,
   );
 }
 
@@ -280,4 +282,26 @@ export async function addressTransactionsPage(q: Queryable, x: AddressTxQuery): 
 export async function transactionPosition(q: Queryable, signature: string): Promise<{ slot: number; index: number } | null> {
   const { rows } = await q.query<{ slot: string | number; tx_index: number }>('SELECT slot, tx_index FROM transactions WHERE signature = $1', [signature]);
   return rows.length ? { slot: Number(rows[0].slot), index: rows[0].tx_index } : null;
+}
+
+/** Addresses per query of `writtenBetween`. */
+const WRITTEN_BATCH = 5000;
+
+/**
+ * Which of `addresses` an indexed transaction of slots `from`..`to` wrote: a direct link (relation 1) whose written
+ * flag is not false (NULL — rows from before migration 027, records without a header — counts as written). One
+ * query per WRITTEN_BATCH addresses, each an EXISTS probe of the primary key's (address, slot) prefix.
+ */
+export async function writtenBetween(q: Queryable, addresses: readonly string[], from: number, to: number): Promise<Set<string>> {
+  const out = new Set<string>();
+  for (let i = 0; i < addresses.length; i += WRITTEN_BATCH) {
+    const { rows } = await q.query<{ address: string }>(
+      `SELECT k.address FROM unnest($1::text[]) AS k(address)
+        WHERE EXISTS (SELECT 1 FROM address_transactions a
+                       WHERE a.address = k.address AND a.slot >= $2 AND a.slot <= $3 AND a.relation = 1 AND a.writable IS NOT FALSE)`,
+      [addresses.slice(i, i + WRITTEN_BATCH), from, to],
+    );
+    for (const r of rows) out.add(r.address);
+  }
+  return out;
 }

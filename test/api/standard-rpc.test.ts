@@ -3,7 +3,10 @@
  * unmodified `@solana/kit` client pointed at solgate's URL reads balances and blockhashes and sends and confirms a
  * transfer; the node's errors come back unchanged; u64 values keep every digit; single and batch requests mix
  * standard, DAS and ZK Compression methods; batches respect the archival caps; calls are charged (1 credit, 10 for
- * getProgramAccounts and archival calls) and counted per method; an unreachable node is a clear -32002.
+ * getProgramAccounts and archival calls) and counted per method; an unreachable node is a clear -32002. The V2
+ * paging methods' `changedSinceSlot`, with a live-ingesting index: exactly the accounts written from a transfer's
+ * slot (a token account in, a mint the transfers only read out, a failed transfer writing only its fee payer); bad
+ * values, a slot before the index began and the System program refused; no index at the cluster's slot is -32016.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -12,6 +15,8 @@ import {
   signTransactionMessageWithSigners, type Address,
 } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
+import * as spl from '@solana-program/token';
+import pino from 'pino';
 import { createLocalnet, type Localnet } from '../../src/sources/localnet/index.js';
 import { createUpstreamRpc, type UpstreamRpc } from '../../src/sources/upstream-rpc.js';
 import { createMeter } from '../../src/accounts/meter.js';
@@ -22,6 +27,10 @@ import { usageOf } from '../../src/store/usage.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { localnetSender } from '../localnet/helpers.js';
 import { freePort } from '../helpers/net.js';
+import { createIngester } from '../../src/ingest/pipeline.js';
+import { createRpcPoller } from '../../src/sources/rpc-poller.js';
+import { getIndexOrigin } from '../../src/store/coverage.js';
+import { CHANGED_SINCE_WAIT_MS } from '../../src/api/rpc/changed-since.js';
 
 let net: Localnet;
 let upstream: UpstreamRpc;
@@ -203,8 +212,107 @@ describe('standard JSON-RPC through solgate', () => {
       expect(pages, method).toEqual([2, 1, 0]);
       expect([...seen].sort()).toEqual(whole.map((a) => a.pubkey).sort());
     }
-    const r = (await post({ jsonrpc: '2.0', id: 1, method: 'getProgramAccountsV2', params: [TOKEN, { changedSinceSlot: 5 }] })).json;
-    expect(r.error.code).toBe(-32602);
+  });
+
+  it('changedSinceSlot keeps the accounts the index saw written from that slot through the list\'s slot', async () => {
+    const ingester = createIngester(ta.t.db, pino({ level: 'silent' }));
+    const poller = createRpcPoller({ url: net.url, commitment: 'confirmed', concurrency: 2, pollIntervalMs: 20 });
+    const ctl = new AbortController();
+    const running = ingester.run(poller, { startSlot: net.chain.slot, signal: ctl.signal }).finally(() => poller.close());
+    try {
+      const sender = localnetSender(net);
+      const [payer, O, Q] = await Promise.all([generateKeyPairSigner(), generateKeyPairSigner(), generateKeyPairSigner()]);
+      const mint = await generateKeyPairSigner();
+      await sender.airdrop(payer.address, 10_000_000_000n);
+      const setup = await sender.mintSetup(payer, mint, 0, [O.address, Q.address], 100n);
+      const [ataO, ataQ] = setup.atas;
+      const made = await sender.send(payer, setup.instructions);
+      // O signs the transfer read-only; the mint is only read.
+      const transfer = (amount: bigint) => [spl.getTransferCheckedInstruction({ source: ataO, mint: mint.address, destination: ataQ, authority: O, amount, decimals: 0 })];
+      const ok = await sender.send(payer, transfer(10n));
+      // Fails (more than the balance): only its fee payer is written, not the token accounts it names writable.
+      const bad = await sender.send(payer, transfer(1_000_000n));
+      // The slots the transactions landed in (the localnet also produces slots on its own clock).
+      const status = (await direct({ jsonrpc: '2.0', id: 1, method: 'getSignatureStatuses', params: [[made.signature, ok.signature, bad.signature], { searchTransactionHistory: true }] })).result.value;
+      const [s1, s2, s3] = status.map((x: { slot: number }) => x.slot);
+      expect(status.map((x: { err: unknown }) => x.err === null)).toEqual([true, true, false]);
+      expect(s1 < s2 && s2 < s3).toBe(true);
+      for (let i = 0; i < 500; i++) {
+        const confirmed = (await direct({ jsonrpc: '2.0', id: 1, method: 'getSlot', params: [{ commitment: 'confirmed' }] })).result;
+        if (confirmed > s3) break;
+        await sleep(20);
+      }
+
+      const TOKEN = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
+      const ofMint = [TOKEN, { commitment: 'confirmed', encoding: 'base64', filters: [{ dataSize: 165 }, { memcmp: { offset: 0, bytes: mint.address } }] }] as const;
+      const mintsOfPayer = [TOKEN, { commitment: 'confirmed', encoding: 'base64', filters: [{ dataSize: 82 }, { memcmp: { offset: 4, bytes: payer.address } }] }] as const;
+      const gpa = async (params: readonly [string, Record<string, unknown>], extra: Record<string, unknown>) => {
+        const r = (await post({ jsonrpc: '2.0', id: 1, method: 'getProgramAccountsV2', params: [params[0], { ...params[1], ...extra }] })).json;
+        expect(r.error, JSON.stringify(r.error)).toBeUndefined();
+        return r.result as { accounts: { pubkey: string }[]; paginationKey: string | null; totalResults: number };
+      };
+      const keys = (v: { accounts: { pubkey: string }[] }) => v.accounts.map((a) => a.pubkey).sort();
+      expect(keys(await gpa(ofMint, {}))).toEqual([ataO, ataQ].sort());
+      expect(keys(await gpa(ofMint, { changedSinceSlot: s1 }))).toEqual([ataO, ataQ].sort());
+      expect(keys(await gpa(ofMint, { changedSinceSlot: s2 }))).toEqual([ataO, ataQ].sort());
+      expect(await gpa(ofMint, { changedSinceSlot: s2 + 1 })).toEqual({ accounts: [], paginationKey: null, totalResults: 0 });
+      expect(keys(await gpa(mintsOfPayer, { changedSinceSlot: s1 }))).toEqual([mint.address]);
+      expect((await gpa(mintsOfPayer, { changedSinceSlot: s1 + 1 })).totalResults).toBe(0); // the transfers only read it
+      // Paging and totalResults apply to the kept accounts.
+      const first = await gpa(ofMint, { changedSinceSlot: s2, limit: 1 });
+      expect([first.accounts.length, first.totalResults]).toEqual([1, 2]);
+      const second = await gpa(ofMint, { changedSinceSlot: s2, limit: 1, paginationKey: first.paginationKey });
+      expect([second.accounts.length, second.totalResults]).toEqual([1, 2]);
+      expect([first.accounts[0].pubkey, second.accounts[0].pubkey].sort()).toEqual([ataO, ataQ].sort());
+
+      const gta = async (owner: string, since: number) => {
+        const r = (await post({ jsonrpc: '2.0', id: 1, method: 'getTokenAccountsByOwnerV2', params: [owner, { mint: mint.address }, { commitment: 'confirmed', encoding: 'base64', changedSinceSlot: since }] })).json;
+        expect(r.error, JSON.stringify(r.error)).toBeUndefined();
+        return r.result.value as { accounts: { pubkey: string }[]; totalResults: number };
+      };
+      expect(keys(await gta(O.address, s2))).toEqual([ataO]);
+      expect((await gta(O.address, s2 + 1)).totalResults).toBe(0);
+
+      // The index's rows: the failed transfer wrote its fee payer only; O signed the good one read-only.
+      const { rows } = await ta.t.db.query<{ address: string; signature: string; writable: boolean | null }>(
+        'SELECT address, signature, writable FROM address_transactions WHERE signature = ANY($1) AND relation = 1',
+        [[ok.signature, bad.signature]],
+      );
+      const flag = (sig: string, a: string) => rows.find((r) => r.signature === sig && r.address === a)?.writable;
+      expect([flag(ok.signature, payer.address), flag(ok.signature, ataO), flag(ok.signature, ataQ), flag(ok.signature, O.address), flag(ok.signature, mint.address)]).toEqual([true, true, true, false, false]);
+      expect([flag(bad.signature, payer.address), flag(bad.signature, ataO), flag(bad.signature, ataQ)]).toEqual([true, false, false]);
+
+      // Refusals: bad values, a slot before the index began, accounts the runtime writes outside transactions.
+      for (const v of [-1, 1.5, '5', true, {}]) {
+        const r = (await post({ jsonrpc: '2.0', id: 1, method: 'getProgramAccountsV2', params: [TOKEN, { changedSinceSlot: v }] })).json;
+        expect(r.error?.code, String(v)).toBe(-32602);
+        expect(r.error.message).toContain('changedSinceSlot must be a non-negative integer');
+      }
+      const origin = (await getIndexOrigin(ta.t.db))!;
+      expect(origin).toBeGreaterThan(0);
+      for (const [method, params] of [['getProgramAccountsV2', ofMint], ['getTokenAccountsByOwnerV2', [O.address, { mint: mint.address }, { commitment: 'confirmed', encoding: 'base64' }]]] as const) {
+        const r = (await post({ jsonrpc: '2.0', id: 1, method, params: [...params.slice(0, -1), { ...(params[params.length - 1] as object), changedSinceSlot: origin - 1 }] })).json;
+        expect(r.error?.code, method).toBe(-32602);
+        expect(r.error.message).toContain(`the index answers from slot ${origin} on`);
+      }
+      const sys = (await post({ jsonrpc: '2.0', id: 1, method: 'getProgramAccountsV2', params: ['11111111111111111111111111111111', { changedSinceSlot: s1 }] })).json;
+      expect(sys.error?.code).toBe(-32602);
+    } finally {
+      ctl.abort();
+      await running.catch(() => {});
+    }
+  });
+
+  it('changedSinceSlot without an index at the cluster\'s slot: a bounded wait, then -32016', async () => {
+    const other = await createTestApp({ upstreamRpc: upstream });
+    try {
+      const t0 = Date.now();
+      const r = await other.app.inject({ method: 'POST', url: `/?api-key=${other.key}`, payload: { jsonrpc: '2.0', id: 1, method: 'getProgramAccountsV2', params: ['TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA', { changedSinceSlot: 0, dataSlice: { offset: 0, length: 0 } }] } });
+      expect(r.json().error).toEqual({ code: -32016, message: expect.stringMatching(/^changedSinceSlot: the index holds no slot yet \(the cluster's list is at slot \d+\); try again/) });
+      expect(Date.now() - t0).toBeGreaterThanOrEqual(CHANGED_SINCE_WAIT_MS);
+    } finally {
+      await other.close();
+    }
   });
 
   it('without a cluster RPC, standard methods are not found', async () => {

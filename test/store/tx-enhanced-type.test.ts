@@ -20,7 +20,7 @@ const tx = (i: number, over: Partial<TxRow> = {}): TxRow => ({
   signature: sig(i), slot: i, txIndex: 0, blockTime: 1000 + i, fee: 5000n, feePayer: W, err: null, hasMeta: true, enhancedType: 'TRANSFER', ...over,
 });
 const link = (i: number, over: Partial<AddressLinkRow> = {}): AddressLinkRow => ({
-  address: W, slot: i, txIndex: 0, signature: sig(i), relation: 1, changes: null, enhancedType: 'TRANSFER', ...over,
+  address: W, slot: i, txIndex: 0, signature: sig(i), relation: 1, changes: null, enhancedType: 'TRANSFER', writable: true, ...over,
 });
 async function stored(i: number) {
   const { rows } = await t.db.query<{ fee: string | null; has_meta: boolean; enhanced_type: string | null }>(

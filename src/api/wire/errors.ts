@@ -24,6 +24,7 @@ export const ERROR_TABLE: Record<SolgateErrorCode, WireMapping> = {
   NOT_SUPPORTED: { status: 400, rpcCode: -32000 },
   UNAVAILABLE: { status: 503, rpcCode: -32002 },
   UPSTREAM_TIMEOUT: { status: 504, rpcCode: -32003 },
+  INDEX_BEHIND: { status: 503, rpcCode: -32016 },
   INTERNAL: { status: 500, rpcCode: -32603 },
 };
 
