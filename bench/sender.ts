@@ -27,13 +27,12 @@
  *
  *   npm run bench -- sender [--txs 500] [--concurrency 8] [--warmup 40] [--slot-ms 400]
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { cpus, loadavg, totalmem } from 'node:os';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
 import { numberFlag, parseFlags } from './lib/args.js';
-import { fmt, REPO_ROOT, table, writeResult } from './lib/report.js';
+import { fmt, table, writeResult } from './lib/report.js';
+import { startLocalnet as startLocalnetChild, startSolgate, type Child } from './lib/solgate-child.js';
 import { percentiles, sleep, stopChild, type Percentiles } from './lib/samples.js';
 import { fundPayerAndTips, setupRpc, TippedTxFactory, type SignedTx, type SetupRpc } from './gen/sender-txs.js';
 
@@ -97,63 +96,14 @@ export interface SenderResult {
 // ---------------------------------------------------------------------------------------------------------------
 // Child processes.
 
-interface Child {
-  proc: ChildProcess;
-  output: string[];
-}
-
-/** Starts `solgate <args>`; resolves with the child and the first output line `ready` recognises (its result). */
-function startSolgate<T>(what: string, args: string[], env: Record<string, string>, children: Child[], ready: (line: string) => T | null): Promise<{ child: Child; value: T }> {
-  const proc = spawn(process.execPath, [join(REPO_ROOT, 'bin', 'solgate.js'), ...args], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, DATABASE_URL: '', SOLANA_RPC_URL: '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const child: Child = { proc, output: [] };
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    let found = false;
-    const timer = setTimeout(() => reject(new Error(`sender bench: ${what} did not start within 60 s\n${child.output.join('\n')}`)), 60_000);
-    let partial = '';
-    const onData = (d: Buffer) => {
-      const lines = (partial + d.toString()).split('\n');
-      partial = lines.pop() ?? '';
-      for (const line of lines) {
-        child.output.push(line);
-        if (child.output.length > 50) child.output.shift();
-        if (found) continue;
-        const v = ready(line);
-        if (v !== null) {
-          found = true;
-          clearTimeout(timer);
-          resolve({ child, value: v });
-        }
-      }
-    };
-    proc.stdout!.on('data', onData);
-    proc.stderr!.on('data', onData);
-    proc.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      if (!found) reject(new Error(`sender bench: ${what} exited (${code ?? signal})\n${child.output.join('\n')}`));
-    });
-    proc.once('error', (e) => {
-      clearTimeout(timer);
-      reject(e);
-    });
-  });
-}
-
-/** `solgate localnet --port 0` (no Light genesis: not needed, 0.2 s faster); resolves with its JSON-RPC URL. */
+/** `solgate localnet --port 0` (no Light genesis); resolves with its JSON-RPC URL. */
 async function startLocalnet(slotMs: number, children: Child[]): Promise<string> {
-  const { value } = await startSolgate('solgate localnet', ['localnet', '--port', '0'], {
-    SOLGATE_LOCALNET_SLOT_MS: String(slotMs), SOLGATE_LOCALNET_LIGHT: 'false', LOG_LEVEL: 'warn',
-  }, children, (line) => /localnet JSON-RPC on (http:\/\/\S+)/.exec(line)?.[1] ?? null);
-  return value;
+  return (await startLocalnetChild('sender bench', slotMs, children)).url;
 }
 
 /** `solgate sender` on a free port forwarding to `upstreams`; resolves with its origin. */
 async function startGateway(upstreams: string[], children: Child[]): Promise<{ origin: string; child: Child }> {
-  const { value, child } = await startSolgate('solgate sender', ['sender'], {
+  const { value, child } = await startSolgate('sender bench', 'solgate sender', ['sender'], {
     SOLGATE_SENDER_RPC_URLS: upstreams.join(','),
     SOLGATE_SENDER_BLOCK_ENGINE_URL: '',
     SOLGATE_SENDER_STATUS_RPC_URL: '',

@@ -19,6 +19,8 @@ export interface LoadOptions {
   maxDurationMs?: number;
   next: () => string;
   okPrefix: string;
+  /** A stricter check of an answer whose status is 200 and body starts with `okPrefix` (e.g. no JSON-RPC error). */
+  ok?: (text: string) => boolean;
 }
 
 export interface LoadResult {
@@ -68,7 +70,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
       try {
         const res = await pool.request({ path: o.path, method: 'POST', headers: { 'content-type': 'application/json' }, body: o.next() });
         text = await res.body.text();
-        ok = res.statusCode === 200 && text.startsWith(o.okPrefix);
+        ok = res.statusCode === 200 && text.startsWith(o.okPrefix) && (!o.ok || o.ok(text));
         if (!ok) text = `HTTP ${res.statusCode}: ${text}`;
       } catch (e) {
         text = e instanceof Error ? e.message : String(e);
