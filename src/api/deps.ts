@@ -13,6 +13,8 @@ import type { Meter } from '../accounts/meter.js';
 
 export interface ApiDeps {
   db: Db;
+  /** The commitment the index follows (SOLGATE_COMMITMENT); absent, taken as `confirmed`. */
+  indexCommitment?: 'confirmed' | 'finalized';
   logger: Logger;
   tokens: TokenRegistry;
   /** Prefix of funded-by explorer links, e.g. `https://orbmarkets.io/tx/`. */

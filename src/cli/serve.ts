@@ -263,6 +263,7 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
       settings: { pythMaxAgeSeconds: config.pricePythMaxAgeSeconds, swapMaxAgeSlots: config.priceSwapMaxAgeSlots },
     }),
     explorerTxUrl: config.explorerTxUrl,
+    indexCommitment: config.commitment,
     fetchAccounts: rpcUrl ? (keys) => fetchAccounts(rpcUrl!, keys, { commitment: config.commitment }) : undefined,
     trustProxy: config.trustProxy,
     corsOrigins: config.corsOrigins,

@@ -96,6 +96,13 @@ export const httpRequestDuration = new Histogram({
 });
 
 /** JSON-RPC calls (each call of a batch) by method (`unknown` for a method that does not exist) and outcome. */
+export const rpcIndexAnswers = new Counter({
+  name: 'solgate_rpc_index_answers_total',
+  help: 'Calls of standard Solana methods answered from the index instead of the cluster RPC, by method',
+  labelNames: ['method'] as const,
+  registers: [registry],
+});
+
 export const rpcCalls = new Counter({
   name: 'solgate_rpc_calls_total',
   help: 'JSON-RPC calls (each call of a batch counted) by method (unknown = no such method) and outcome: ok, error (the request was refused), internal (server-side failure)',

@@ -14,6 +14,7 @@ import type { BalanceChange, BlockUpdate, TokenAccountPatch, WalletTransferRow }
 import { emptyUpdate, posOf } from '../store/block-update.js';
 import { indexedTokenDeltas } from '../parsers/balances.js';
 import { isInfrastructureAddress } from '../core/infrastructure.js';
+import { transactionMemo } from '../parsers/memo.js';
 import { swapPriceRows } from './fold-prices.js';
 
 /** What the store already knows about a token account. */
@@ -90,6 +91,7 @@ function foldTx(u: BlockUpdate, { tx, events }: ParsedTx, ctx: FoldContext): voi
     err: meta?.err ?? null,
     hasMeta: meta !== null,
     enhancedType,
+    memo: transactionMemo(tx),
   });
 
   /** Keys that are wallets/accounts rather than programs being called or sysvars. */

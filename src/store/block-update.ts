@@ -35,6 +35,8 @@ export interface TxRow {
   hasMeta: boolean;
   /** The enhanced transaction type (`classifyTransaction(...).type`); null when not classified. */
   enhancedType: string | null;
+  /** agave's memo string (src/parsers/memo.ts); null when none. */
+  memo: string | null;
 }
 
 /** relation: 1 direct reference, 2 changed an owned token account's balance, 3 touched an owned token account. */

@@ -41,19 +41,23 @@ export function transactionsStatement(rows: TxRow[]): Statement | null {
       { name: 'err', type: 'jsonb', get: (r) => (r.err == null ? null : JSON.stringify(r.err)) },
       { name: 'has_meta', type: 'bool', get: (r) => r.hasMeta },
       { name: 'enhanced_type', type: 'text', get: (r) => r.enhancedType },
+      { name: 'memo', type: 'text', get: (r) => r.memo },
     ],
     rows,
     // A record with meta completes one seen earlier without it (Geyser-style); otherwise the first write stays,
     // except that a row without a type (written before migration 015) takes the type of a record at least as
-    // complete (re-ingesting old slots fills types in).
+    // complete (re-ingesting old slots fills types in), and a row whose memo is not known ('', written before
+    // migration 028) takes the record's.
     `ON CONFLICT (signature) DO UPDATE SET
        fee = CASE WHEN t.has_meta THEN t.fee ELSE EXCLUDED.fee END,
        err = CASE WHEN t.has_meta THEN t.err ELSE EXCLUDED.err END,
        has_meta = t.has_meta OR EXCLUDED.has_meta,
        block_time = COALESCE(t.block_time, EXCLUDED.block_time),
-       enhanced_type = COALESCE(EXCLUDED.enhanced_type, t.enhanced_type)
+       enhanced_type = COALESCE(EXCLUDED.enhanced_type, t.enhanced_type),
+       memo = CASE WHEN t.memo = '' THEN EXCLUDED.memo ELSE t.memo END
      WHERE (NOT t.has_meta AND EXCLUDED.has_meta)
-        OR (t.enhanced_type IS NULL AND EXCLUDED.enhanced_type IS NOT NULL AND EXCLUDED.has_meta >= t.has_meta)`,
+        OR (t.enhanced_type IS NULL AND EXCLUDED.enhanced_type IS NOT NULL AND EXCLUDED.has_meta >= t.has_meta)
+        OR (t.memo = '' AND EXCLUDED.memo IS DISTINCT FROM '')`,
   );
 }
 
@@ -232,6 +236,8 @@ export interface AddressTxRow {
   txIndex: number;
   blockTime: number | null;
   err: unknown;
+  /** agave's memo string; null when none; '' when not known (indexed before migration 028). */
+  memo: string | null;
 }
 
 const OPS = { gt: '>', gte: '>=', lt: '<', lte: '<=', eq: '=' } as const;
@@ -261,8 +267,8 @@ export async function addressTransactionsPage(q: Queryable, x: AddressTxQuery): 
   }
   params.push(x.limit + 1);
   const dir = x.desc ? 'DESC' : 'ASC';
-  const { rows } = await q.query<{ signature: string; slot: string | number; tx_index: number; block_time: string | number | null; err: unknown }>(
-    `SELECT a.signature, a.slot, a.tx_index, t.block_time, t.err
+  const { rows } = await q.query<{ signature: string; slot: string | number; tx_index: number; block_time: string | number | null; err: unknown; memo: string | null }>(
+    `SELECT a.signature, a.slot, a.tx_index, t.block_time, t.err, t.memo
        FROM address_transactions a JOIN transactions t ON t.signature = a.signature
       WHERE ${where.join(' AND ')}
       ORDER BY a.slot ${dir}, a.tx_index ${dir}, a.signature ${dir}
@@ -274,6 +280,7 @@ export async function addressTransactionsPage(q: Queryable, x: AddressTxQuery): 
     more,
     rows: rows.slice(0, x.limit).map((r) => ({
       signature: r.signature, slot: Number(r.slot), txIndex: r.tx_index, blockTime: r.block_time == null ? null : Number(r.block_time), err: r.err ?? null,
+      memo: r.memo,
     })),
   };
 }

@@ -17,7 +17,7 @@ beforeAll(async () => {
 afterAll(async () => t?.drop());
 
 const tx = (i: number, over: Partial<TxRow> = {}): TxRow => ({
-  signature: sig(i), slot: i, txIndex: 0, blockTime: 1000 + i, fee: 5000n, feePayer: W, err: null, hasMeta: true, enhancedType: 'TRANSFER', ...over,
+  signature: sig(i), slot: i, txIndex: 0, blockTime: 1000 + i, fee: 5000n, feePayer: W, err: null, hasMeta: true, enhancedType: 'TRANSFER', memo: null, ...over,
 });
 const link = (i: number, over: Partial<AddressLinkRow> = {}): AddressLinkRow => ({
   address: W, slot: i, txIndex: 0, signature: sig(i), relation: 1, changes: null, enhancedType: 'TRANSFER', writable: true, ...over,
@@ -51,6 +51,16 @@ describe('enhanced type writes', () => {
     expect(await stored(2)).toEqual({ fee: '5000', has_meta: true, enhanced_type: null });
     await writeTransactions(t.db, [tx(2, { fee: 7n, enhancedType: 'BURN' })]);
     expect(await stored(2)).toEqual({ fee: '5000', has_meta: true, enhanced_type: 'BURN' });
+  });
+
+  it('a row whose memo is not known (\'\', written before migration 028) takes the re-ingested record\'s; a known memo or none stays', async () => {
+    const memo = async (i: number) => (await t.db.query<{ memo: string | null }>('SELECT memo FROM transactions WHERE signature = $1', [sig(i)])).rows[0].memo;
+    await writeTransactions(t.db, [tx(3, { memo: '[2] hi' }), tx(4), tx(5)]);
+    expect([await memo(3), await memo(4)]).toEqual(['[2] hi', null]);
+    await t.db.query("UPDATE transactions SET memo = '' WHERE signature = $1", [sig(5)]);
+    await writeTransactions(t.db, [tx(3, { memo: '[3] bye' }), tx(4, { memo: '[1] x' }), tx(5, { memo: '[5] hello' })]);
+    expect([await memo(3), await memo(4), await memo(5)]).toEqual(['[2] hi', null, '[5] hello']);
+    expect(await stored(5)).toEqual({ fee: '5000', has_meta: true, enhanced_type: 'TRANSFER' });
   });
 
   it('links carry the type; re-writes keep relation rules and never erase a type', async () => {

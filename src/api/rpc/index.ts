@@ -7,13 +7,14 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { SolgateError } from '../../core/errors.js';
-import { rpcCalls } from '../../core/metrics.js';
+import { rpcCalls, rpcIndexAnswers } from '../../core/metrics.js';
 import type { ApiDeps } from '../deps.js';
 import { createAuthenticator } from '../plugins/auth.js';
 import { normalizeError } from '../plugins/errors.js';
 import { isRpcId, rpcErrorBody } from '../wire/errors.js';
 import { isZkMethod, methodCalls, methodTable, UNBATCHABLE } from './registry.js';
 import { batchCap, isIdempotent, STANDARD_METHODS, standardCall } from './standard.js';
+import { INDEX_ANSWERS } from './indexed/index.js';
 import type { RpcCallContext } from './method.js';
 import { COVERAGE_HEADER, coverageHeaderValue, type CoverageReport } from '../../core/coverage.js';
 
@@ -83,6 +84,14 @@ export async function jsonRpcApi(app: FastifyInstance, deps: ApiDeps): Promise<v
         throw new SolgateError('INVALID_REQUEST', 'Invalid request');
       const m = methods.get(r.method);
       if (!m && forwarded(r.method)) {
+        // Where the index is authoritative it answers (src/api/rpc/indexed/); otherwise the cluster does.
+        const indexed = INDEX_ANSWERS.get(r.method);
+        const local = indexed ? await indexed(r.params, deps) : undefined;
+        if (local !== undefined) {
+          countCall(r.method, 'ok');
+          rpcIndexAnswers.labels(r.method).inc();
+          return { jsonrpc: '2.0', result: local, id };
+        }
         // The cluster's own answer (complete by definition: no coverage header), its errors passed through unchanged.
         const answer = await upstream!.forward(r.method, r.params, id, isIdempotent(r.method));
         countCall(r.method, answer.error ? 'error' : 'ok');

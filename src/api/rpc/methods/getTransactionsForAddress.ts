@@ -8,8 +8,8 @@
  * `paginationToken` `"slot:position"` continues a listing in either direction.
  *
  * The address's history is read back from the cluster first when the index began after it (coverage, the
- * `x-solgate-coverage` header). The index keeps no memos: `memo` is null (getSignaturesForAddress, forwarded to the
- * cluster, has them).
+ * `x-solgate-coverage` header). `memo` is agave's memo string (null for none, and for transactions indexed before
+ * memos were kept, until their slot is ingested again).
  */
 import { SolgateError } from '../../../core/errors.js';
 import { isAddress } from '../../../core/encoding.js';
@@ -97,7 +97,7 @@ export const getTransactionsForAddress: RpcMethod = {
     if (details === 'signatures')
       return {
         data: page.rows.map((r) => ({
-          signature: r.signature, slot: r.slot, transactionIndex: r.txIndex, err: r.err, memo: null, blockTime: r.blockTime, confirmationStatus: commitment,
+          signature: r.signature, slot: r.slot, transactionIndex: r.txIndex, err: r.err, memo: r.memo || null, blockTime: r.blockTime, confirmationStatus: commitment,
         })),
         paginationToken: token,
       };
