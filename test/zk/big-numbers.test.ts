@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { PublicKey } from '@solana/web3.js';
 import { bn, createRpc } from '@lightprotocol/stateless.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
-import { stringifyRpc } from '../../src/api/rpc/index.js';
+import { stringifyRpc } from '../../src/api/wire/json.js';
 import { base58ToBytes } from '../../src/core/encoding.js';
 import type { ZkAccountRow } from '../../src/store/zk/types.js';
 import { queueOf, seedTrees, SMT1, synth, synthField, txWrite, synthSig, write } from './seed.js';

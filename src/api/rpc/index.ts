@@ -1,10 +1,9 @@
 /**
  * The JSON-RPC endpoint (POST /): envelope validation, single and batch requests, dispatch to method files,
  * and every error in the JSON-RPC envelope (auth failures keep their HTTP status, as production clients expect).
- * Responses are written by `stringifyRpc`, which writes a `bigint` anywhere in a result as a bare JSON integer
+ * Responses are written by `stringifyRpc` (api/wire/json.ts), which writes a `bigint` anywhere in a result as a bare JSON integer
  * with every digit (as the Rust/serde reference indexers write u64 values).
  */
-import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { SolgateError } from '../../core/errors.js';
 import { rpcCalls, rpcIndexAnswers } from '../../core/metrics.js';
@@ -15,35 +14,12 @@ import { isRpcId, rpcErrorBody } from '../wire/errors.js';
 import { isZkMethod, methodCalls, methodTable, UNBATCHABLE } from './registry.js';
 import { batchCap, isIdempotent, STANDARD_METHODS, standardCall } from './standard.js';
 import { INDEX_ANSWERS } from './indexed/index.js';
+import { stringifyRpc } from '../wire/json.js';
+
 import type { RpcCallContext } from './method.js';
 import { COVERAGE_HEADER, coverageHeaderValue, type CoverageReport } from '../../core/coverage.js';
 
 const MAX_BATCH = 100;
-
-/**
- * A per-process marker a bigint is written as before it is turned into digits. It is random, so no string in the
- * data can be taken for it; it has no character JSON escapes, so it reaches the output text unchanged.
- */
-const BIGINT_MARK = `@solgate-bigint-${randomBytes(12).toString('hex')}:`;
-const BIGINT_MARKED = new RegExp(`"${BIGINT_MARK}(-?\\d+)"`, 'g');
-const markBigInt = (_key: string, v: unknown): unknown => (typeof v === 'bigint' ? BIGINT_MARK + v.toString() : v);
-
-/**
- * The JSON text of a response, `bigint` members written as bare JSON numbers with exact digits (e.g.
- * 18446744073709551615). Answers without a bigint (nearly all: results hold `number`s wherever the value is
- * exact as one) take the plain `JSON.stringify` path at its native speed; `JSON.stringify` throws on the first
- * bigint, and only then is the payload written again with a replacer that marks each bigint and the marks replaced
- * by the digits (one more pass over the text).
- */
-export function stringifyRpc(payload: unknown): string {
-  try {
-    return JSON.stringify(payload);
-  } catch (err) {
-    if (!(err instanceof TypeError)) throw err;
-    // a bigint (or a cycle, which throws again here)
-    return JSON.stringify(payload, markBigInt).replace(BIGINT_MARKED, '$1');
-  }
-}
 
 export async function jsonRpcApi(app: FastifyInstance, deps: ApiDeps): Promise<void> {
   const methods = methodTable();

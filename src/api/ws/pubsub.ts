@@ -19,10 +19,10 @@ import type { WebSocket } from 'ws';
 import { normalizeError } from '../plugins/errors.js';
 import { createAuthenticator } from '../plugins/auth.js';
 import { rpcErrorBody } from '../wire/errors.js';
-import { stringifyRpc } from '../rpc/index.js';
+import { stringifyRpc } from '../wire/json.js';
 import type { ApiDeps, PubsubOptions } from '../deps.js';
 import { wsClosed, wsConnections, wsNotifications, wsSubscribes } from '../../core/metrics.js';
-import { transactionNotification, transactionParams } from './transactions.js';
+import { notificationText, transactionParams } from './transactions.js';
 import { accountParams } from './accounts.js';
 
 /** agave's PubSub methods. */
@@ -158,7 +158,7 @@ export async function pubsubApi(app: FastifyInstance, deps: ApiDeps, o: PubsubOp
         }
         if (parsed) {
           const p = parsed;
-          return localSubscribe(msg.id, 'accountSubscribe', (_subId, send) => ({ cancel: accounts.subscribe(p.pubkey, p.options, (r) => send('accountNotification', r)) }));
+          return localSubscribe(msg.id, 'accountSubscribe', (_subId, send) => ({ cancel: accounts.subscribe(p.pubkey, p.options, (r) => send('accountNotification', stringifyRpc(r))) }));
         }
       }
       if (UNSUBSCRIBE.has(method)) {
@@ -190,7 +190,7 @@ export async function pubsubApi(app: FastifyInstance, deps: ApiDeps, o: PubsubOp
     });
     /** Subscriptions served here (ids from a range the node's never reach): subscribe checks, limit, meter, answer. */
     async function localSubscribe(
-      id: unknown, method: string, start: (subId: number, send: (method: string, result: unknown) => void) => { cancel(): void; ready?: Promise<void> },
+      id: unknown, method: string, start: (subId: number, send: (method: string, resultJson: string) => void) => { cancel(): void; ready?: Promise<void> },
     ): Promise<void> {
       if (subscriptions.size + pending.size + local.size >= maxSubs) {
         wsSubscribes.inc({ method, outcome: 'refused' });
@@ -207,11 +207,12 @@ export async function pubsubApi(app: FastifyInstance, deps: ApiDeps, o: PubsubOp
       if (ended) return;
       wsSubscribes.inc({ method, outcome: 'ok' });
       const subId = nextLocalId++;
-      const sub = start(subId, (notification, result) => {
+      const sub = start(subId, (notification, resultJson) => {
         if (ended) return;
         if (socket.bufferedAmount > maxBuffered) return end(WS_CLOSE.slowConsumer, 'slow_consumer');
         wsNotifications.inc();
-        reply({ jsonrpc: '2.0', method: notification, params: { result, subscription: subId } });
+        // The result's JSON text is shared by every subscription it goes to (notificationText); only the id differs.
+        if (socket.readyState === socket.OPEN) socket.send(`{"jsonrpc":"2.0","method":"${notification}","params":{"result":${resultJson},"subscription":${subId}}}`);
       });
       local.set(subId, { method, cancel: sub.cancel });
       reply({ jsonrpc: '2.0', result: subId, id });
@@ -243,7 +244,7 @@ export async function pubsubApi(app: FastifyInstance, deps: ApiDeps, o: PubsubOp
         return refuse(msg.id, -32602, (e as Error).message);
       }
       return localSubscribe(msg.id, 'transactionSubscribe', (_subId, send) =>
-        transactions.subscribe(parsed.filter, (tx) => send('transactionNotification', transactionNotification(tx, parsed.options)), parsed.fromSlot, parsed.fromIndex));
+        transactions.subscribe(parsed.filter, (tx) => send('transactionNotification', notificationText(tx, parsed.options)), parsed.fromSlot, parsed.fromIndex));
     }
 
     socket.on('close', () => end());

@@ -17,6 +17,7 @@ import type { Block, NormalizedTx } from '../../core/model.js';
 import { rawTransaction } from '../../webhooks/raw-payload.js';
 import type { TransactionFilter, TransactionHistory } from '../../core/transaction-filter.js';
 import type { Demand } from '../../core/demand.js';
+import { stringifyRpc } from '../wire/json.js';
 import { isAddress, isSignature } from '../../core/encoding.js';
 
 export type { TransactionFilter, TransactionHistory } from '../../core/transaction-filter.js';
@@ -111,6 +112,19 @@ function wireBytes(tx: NormalizedTx): Uint8Array {
   const signers = tx.accountKeys.slice(0, tx.header.numRequiredSignatures);
   const signatures = Object.fromEntries(signers.map((k, i) => [k, base58ToBytes(tx.signatures[i]) as SignatureBytes]));
   return new Uint8Array(getTransactionEncoder().encode({ messageBytes: msg, signatures } as never));
+}
+
+/** Each transaction's notification text per options, built once however many subscriptions it goes to. */
+const texts = new WeakMap<NormalizedTx, Map<string, string>>();
+
+/** The JSON text of `transactionNotification(tx, o)` (bigints exact), cached per transaction and options. */
+export function notificationText(tx: NormalizedTx, o: TransactionOptions): string {
+  const key = `${o.encoding} ${o.transactionDetails} ${o.showRewards}`;
+  let m = texts.get(tx);
+  if (!m) texts.set(tx, (m = new Map()));
+  let text = m.get(key);
+  if (text === undefined) m.set(key, (text = stringifyRpc(transactionNotification(tx, o))));
+  return text;
 }
 
 /** The `result` of a transactionNotification. */

@@ -2,7 +2,7 @@
  * JSON forms of Photon's scalar types. Photon writes u64 values (`UnsignedInteger`: lamports, token amounts,
  * balances, discriminators, encoded node indexes) as plain JSON integers with every digit, which can exceed 2^53.
  * `u64` gives a `number` when that is exact (every value up to Number.MAX_SAFE_INTEGER) and the `bigint` otherwise;
- * the JSON-RPC dispatcher's serializer (`stringifyRpc` in api/rpc/index.ts) writes a bigint as a bare JSON integer,
+ * the JSON-RPC dispatcher's serializer (`stringifyRpc` in api/wire/json.ts) writes a bigint as a bare JSON integer,
  * so both come out as Photon writes them. (A typed client that parses with plain `JSON.parse` rounds the large
  * ones; stateless.js reads them losslessly.)
  */
