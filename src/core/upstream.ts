@@ -6,6 +6,11 @@ export type RpcReply = { jsonrpc: '2.0'; id: unknown; result?: unknown; error?: 
 export interface UpstreamRpc {
   /** The node's answer to one request; throws SolgateError UNAVAILABLE / UPSTREAM_TIMEOUT when there is none. */
   forward(method: string, params: unknown, id: unknown, idempotent: boolean): Promise<RpcReply>;
+  /**
+   * Several requests in one JSON-RPC batch to the node (one round trip); the answers in the order of `calls`, each
+   * under its own id. A node that refuses batches gets the calls one by one.
+   */
+  forwardBatch(calls: readonly { method: string; params: unknown; id: unknown; idempotent: boolean }[]): Promise<RpcReply[]>;
   close(): Promise<void>;
 }
 

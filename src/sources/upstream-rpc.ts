@@ -40,51 +40,75 @@ export function createUpstreamRpc(o: UpstreamRpcOptions): UpstreamRpc {
     return { status: res.statusCode, text: await res.body.text() };
   }
 
-  return {
-    async forward(method, params, id, idempotent) {
-      const own = ++seq;
-      const body = JSON.stringify(params === undefined ? { jsonrpc: '2.0', id: own, method } : { jsonrpc: '2.0', id: own, method, params });
-      const deadline = AbortSignal.timeout(timeoutMs);
-      for (let attempt = 0; ; attempt++) {
-        let status = 0;
-        let text = '';
-        try {
-          ({ status, text } = await once(body, deadline));
-        } catch (e) {
-          if (deadline.aborted) throw new SolgateError('UPSTREAM_TIMEOUT', `The cluster RPC did not answer ${method} within ${timeoutMs} ms`);
-          const code = (e as { code?: string }).code ?? (e as { cause?: { code?: string } }).cause?.code;
-          if (idempotent && attempt < retries && code && RETRY_CODES.has(code)) {
-            await sleep(100 * 2 ** attempt);
-            continue;
-          }
-          o.logger?.warn({ err: e, method }, 'rpc proxy: the cluster RPC could not be reached');
-          throw new SolgateError('UNAVAILABLE', `The cluster RPC could not be reached (${errorText(e)})`);
-        }
-        let reply: RpcReply | null = null;
-        try {
-          const parsed = parseJsonBigInt(text) as Partial<RpcReply> | null;
-          if (parsed && typeof parsed === 'object' && !Array.isArray(parsed) && ('result' in parsed || 'error' in parsed)) reply = parsed as RpcReply;
-        } catch {
-          // not JSON: handled by status below
-        }
-        if (reply?.error || (reply && status >= 200 && status < 300)) {
-          const out: RpcReply = { jsonrpc: '2.0', id };
-          if (reply.error) out.error = reply.error;
-          else out.result = reply.result;
-          // A node that rate-limits with a JSON-RPC error body is retried like one that answers a bare 429.
-          if (!(status === 429 && idempotent && attempt < retries)) return out;
-        }
-        if (idempotent && attempt < retries && RETRY_STATUS.has(status)) {
+  /**
+   * POSTs `body` (retrying what `idempotent` allows) and returns the parsed JSON of a usable answer: HTTP 2xx, or a
+   * JSON-RPC error object the node sent with another status. `what` names the call in errors.
+   */
+  async function post(body: string, idempotent: boolean, what: string): Promise<unknown> {
+    const deadline = AbortSignal.timeout(timeoutMs);
+    for (let attempt = 0; ; attempt++) {
+      let status = 0;
+      let text = '';
+      try {
+        ({ status, text } = await once(body, deadline));
+      } catch (e) {
+        if (deadline.aborted) throw new SolgateError('UPSTREAM_TIMEOUT', `The cluster RPC did not answer ${what} within ${timeoutMs} ms`);
+        const code = (e as { code?: string }).code ?? (e as { cause?: { code?: string } }).cause?.code;
+        if (idempotent && attempt < retries && code && RETRY_CODES.has(code)) {
           await sleep(100 * 2 ** attempt);
           continue;
         }
-        throw new SolgateError('UNAVAILABLE', `The cluster RPC answered ${method} with HTTP ${status}`, { details: text.slice(0, 200) });
+        o.logger?.warn({ err: e, what }, 'rpc proxy: the cluster RPC could not be reached');
+        throw new SolgateError('UNAVAILABLE', `The cluster RPC could not be reached (${errorText(e)})`);
       }
+      let parsed: unknown = undefined;
+      try {
+        parsed = parseJsonBigInt(text);
+      } catch {
+        // not JSON: handled by status below
+      }
+      const isReply = (x: unknown) => !!x && typeof x === 'object' && !Array.isArray(x) && ('result' in x || 'error' in x);
+      const usable = (status >= 200 && status < 300 && (isReply(parsed) || Array.isArray(parsed))) || (isReply(parsed) && (parsed as RpcReply).error);
+      // A node that rate-limits with a JSON-RPC error body is retried like one that answers a bare 429.
+      if (usable && !(status === 429 && idempotent && attempt < retries)) return parsed;
+      if (idempotent && attempt < retries && RETRY_STATUS.has(status)) {
+        await sleep(100 * 2 ** attempt);
+        continue;
+      }
+      throw new SolgateError('UNAVAILABLE', `The cluster RPC answered ${what} with HTTP ${status}`, { details: text.slice(0, 200) });
+    }
+  }
+
+  /** The node's answer under the client's id. */
+  const own = (reply: Partial<RpcReply>, id: unknown): RpcReply => (reply.error ? { jsonrpc: '2.0', id, error: reply.error } : { jsonrpc: '2.0', id, result: reply.result });
+
+  const api: UpstreamRpc = {
+    async forward(method, params, id, idempotent) {
+      const n = ++seq;
+      const body = JSON.stringify(params === undefined ? { jsonrpc: '2.0', id: n, method } : { jsonrpc: '2.0', id: n, method, params });
+      const parsed = await post(body, idempotent, method);
+      if (Array.isArray(parsed)) throw new SolgateError('UNAVAILABLE', `The cluster RPC answered ${method} with a batch`);
+      return own(parsed as RpcReply, id);
+    },
+    async forwardBatch(calls) {
+      if (calls.length === 1) return [await api.forward(calls[0].method, calls[0].params, calls[0].id, calls[0].idempotent)];
+      const first = ++seq;
+      seq += calls.length;
+      const body = JSON.stringify(calls.map((c, i) => (c.params === undefined ? { jsonrpc: '2.0', id: first + i, method: c.method } : { jsonrpc: '2.0', id: first + i, method: c.method, params: c.params })));
+      const parsed = await post(body, calls.every((c) => c.idempotent), `a batch of ${calls.length} calls`);
+      const byId = new Map<number, Partial<RpcReply>>();
+      if (Array.isArray(parsed)) for (const r of parsed as Partial<RpcReply>[]) if (r && typeof r === 'object' && typeof r.id === 'number') byId.set(r.id, r);
+      // A node without batches (one error object), or an answer missing some calls: those go one by one.
+      return Promise.all(calls.map((c, i) => {
+        const r = byId.get(first + i);
+        return r && ('result' in r || 'error' in r) ? own(r, c.id) : api.forward(c.method, c.params, c.id, c.idempotent);
+      }));
     },
     async close() {
       await agent.close();
     },
   };
+  return api;
 }
 
 /** `getMultipleAccounts` through the forwarder, as the enhanced accountSubscribe reads written accounts. */

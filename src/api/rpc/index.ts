@@ -14,6 +14,7 @@ import { isRpcId, rpcErrorBody } from '../wire/errors.js';
 import { isZkMethod, methodCalls, methodTable, UNBATCHABLE } from './registry.js';
 import { batchCap, isIdempotent, STANDARD_METHODS, standardCall } from './standard.js';
 import { INDEX_ANSWERS } from './indexed/index.js';
+import type { RpcReply } from '../../core/upstream.js';
 import { stringifyRpc } from '../wire/json.js';
 
 import type { RpcCallContext } from './method.js';
@@ -50,7 +51,8 @@ export async function jsonRpcApi(app: FastifyInstance, deps: ApiDeps): Promise<v
     c.inc();
   };
 
-  async function one(req: unknown, ctx: RpcCallContext): Promise<unknown> {
+  /** One call; `sent`, the cluster's answer when the call already went to it in a batch with others. */
+  async function one(req: unknown, ctx: RpcCallContext, sent?: Promise<RpcReply>): Promise<unknown> {
     const r = req as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown } | null;
     // a request whose id is not a string, number or null is invalid (and answered with id null)
     const given = r && typeof r === 'object' && 'id' in r ? r.id : null;
@@ -69,7 +71,7 @@ export async function jsonRpcApi(app: FastifyInstance, deps: ApiDeps): Promise<v
           return { jsonrpc: '2.0', result: local, id };
         }
         // The cluster's own answer (complete by definition: no coverage header), its errors passed through unchanged.
-        const answer = await upstream!.forward(r.method, r.params, id, isIdempotent(r.method));
+        const answer = await (sent ?? upstream!.forward(r.method, r.params, id, isIdempotent(r.method)));
         countCall(r.method, answer.error ? 'error' : 'ok');
         return answer;
       }
@@ -116,8 +118,23 @@ export async function jsonRpcApi(app: FastifyInstance, deps: ApiDeps): Promise<v
     // Coverage reported by the calls: the header says partial when any answer is (the first such report).
     // Reports are kept per call, so the header does not depend on which call of a batch finished first.
     const reports: CoverageReport[][] = [];
+    // The standard calls of a batch that only the cluster answers go to it together, as one batch (one round trip).
+    const together = new Map<number, Promise<RpcReply>>();
+    if (Array.isArray(body) && upstream) {
+      const picked = requests.flatMap((r, i) =>
+        r && typeof r === 'object' && !Array.isArray(r) && (r as { jsonrpc?: unknown }).jsonrpc === '2.0' && isRpcId((r as { id?: unknown }).id ?? null)
+          && 'id' in r && forwarded(r.method) && !INDEX_ANSWERS.has(r.method) ? [i] : []);
+      if (picked.length > 1) {
+        const sent = upstream.forwardBatch(picked.map((i) => {
+          const r = requests[i] as { method: string; params?: unknown; id?: unknown };
+          return { method: r.method, params: r.params, id: r.id, idempotent: isIdempotent(r.method) };
+        }));
+        sent.catch(() => {}); // each call reports the failure as its own error
+        picked.forEach((i, k) => together.set(i, sent.then((answers) => answers[k])));
+      }
+    }
     const ctxOf = (i: number): RpcCallContext => ({ coverage: (r) => void (reports[i] ??= []).push(r) });
-    const out = Array.isArray(body) ? await Promise.all(body.map((r, i) => one(r, ctxOf(i)))) : await one(body, ctxOf(0));
+    const out = Array.isArray(body) ? await Promise.all(body.map((r, i) => one(r, ctxOf(i), together.get(i)))) : await one(body, ctxOf(0));
     const all = reports.flat();
     if (all.length) reply.header(COVERAGE_HEADER, coverageHeaderValue(all.find((r) => !r.complete) ?? all[0]));
     return out;
