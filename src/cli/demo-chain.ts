@@ -110,6 +110,8 @@ interface FoundSnapshot {
 
 export async function startDemoChain(o: {
   port: number; slotMs: number; startSlot: number; logger: Logger; workload?: boolean; light?: boolean;
+  /** Slots from confirmed to finalized (`LocalChainOptions.finalizedDepth`; default 4). */
+  finalizedDepth?: number;
   /** Directory `save()` writes to and a restart restores from; unset = no persistence. */
   snapshotDir?: string;
   /** The index checkpoint: a saved chain is restored only when its last slot equals it. */
@@ -128,7 +130,9 @@ export async function startDemoChain(o: {
     }
   };
   // The chain's ledger files (blocks older than its in-memory window) beside the snapshot, in the data directory.
-  const base = { port: o.port, slotMs: o.slotMs, startSlot: o.startSlot, ledgerDir: o.snapshotDir ? `${o.snapshotDir}.ledger` : undefined };
+  const base = {
+    port: o.port, slotMs: o.slotMs, startSlot: o.startSlot, finalizedDepth: o.finalizedDepth, ledgerDir: o.snapshotDir ? `${o.snapshotDir}.ledger` : undefined,
+  };
   let net: Localnet | null = null;
   let lightGenesis = false;
   let restoredFrom: FoundSnapshot | null = null;
@@ -208,7 +212,9 @@ export async function startDemoChain(o: {
   const quiesce = async (): Promise<number> => {
     await demo?.stop();
     localnet.chain.stop();
-    if (localnet.chain.pendingTransactions.length) localnet.chain.produceSlot();
+    // The open slot becomes a block, and empty slots are skipped until every block is finalized: an ingester
+    // following the chain at confirmed or finalized commitment can then reach its last block.
+    localnet.chain.settle();
     return localnet.chain.slot;
   };
 

@@ -13,7 +13,9 @@ export async function runLocalnet(opts: { port?: number; demo: boolean }): Promi
   const logger = makeLogger(config.logLevel);
   const port = opts.port ?? config.localnetPort;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port must be 0–65535');
-  const chain = await startDemoChain({ port, slotMs: config.localnetSlotMs, startSlot: 0, logger, workload: opts.demo, light: config.localnetLight });
+  const chain = await startDemoChain({
+    port, slotMs: config.localnetSlotMs, finalizedDepth: config.localnetFinalizedDepth, startSlot: 0, logger, workload: opts.demo, light: config.localnetLight,
+  });
   console.log(`localnet JSON-RPC on ${chain.url} (faucet ${chain.faucet})${opts.demo ? `; demo wallets: ${chain.wallets.join(' ')}` : ''}`);
   const net = chain.localnet;
   console.log(`localnet WebSocket (PubSub) on ${net.wsUrl}${net.pubsubUrl ? ` and ${net.pubsubUrl} (port + 1, where web3.js Connection looks)` : ''}`);

@@ -113,7 +113,8 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
     // The snapshot lives in SOLGATE_DATA_DIR, also with DATABASE_URL (the checkpoint check ties it to the database).
     const cp = await getCheckpoint(db);
     demo = await startDemoChain({
-      port: config.localnetPort, slotMs: config.localnetSlotMs, startSlot: cp === null ? 0 : cp + 1, logger, light: config.localnetLight,
+      port: config.localnetPort, slotMs: config.localnetSlotMs, finalizedDepth: config.localnetFinalizedDepth, startSlot: cp === null ? 0 : cp + 1, logger,
+      light: config.localnetLight,
       snapshotDir: demoSnapshotDir(config.dataDir, config.databaseUrl), checkpoint: cp,
     });
     closers.push(() => demo!.stop());

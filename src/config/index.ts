@@ -42,6 +42,7 @@ export const ENV_VARS: EnvVar[] = [
   { name: 'SOLGATE_CORS_ORIGINS', default: '*', description: 'Origins browser apps may call the keyed interfaces from (CORS on JSON-RPC /, /v1, /v0, /fast, /ping and the /docs JSON documents; never on /admin/api or /dashboard): * = any origin, a comma-separated list of origins (e.g. `https://app.example.com,http://localhost:3000`; `https://*.example.com` matches its subdomains), or none' },
   { name: 'SOLGATE_LOCALNET_PORT', default: '8899', description: 'Port of the built-in localnet JSON-RPC (serve --demo, localnet); 0 = any free port' },
   { name: 'SOLGATE_LOCALNET_SLOT_MS', default: '400', description: 'Slot time of the built-in localnet' },
+  { name: 'SOLGATE_LOCALNET_FINALIZED_DEPTH', default: '4', description: 'Slots after which a confirmed block of the built-in localnet (confirmed one slot after it is produced) is finalized; 32 is what a real cluster takes' },
   { name: 'SOLGATE_LOCALNET_LIGHT', default: 'true', description: 'Load the Light Protocol (ZK Compression) programs and genesis trees into the built-in localnet, and add compressed activity to its demo workload (costs ~0.2 s of start-up and ~65 MB of memory): true | false' },
   { name: 'SOLGATE_OFFCHAIN_FETCH', default: 'true', description: 'Fetch the off-chain metadata JSON that on-chain metadata uris point to (DAS content.files/links, token-metadata includeOffChain): true | false' },
   { name: 'SOLGATE_OFFCHAIN_CONCURRENCY', default: '8', description: 'Off-chain metadata fetches in flight per process' },
@@ -122,6 +123,7 @@ export interface Config {
   corsOrigins: '*' | string[];
   localnetPort: number;
   localnetSlotMs: number;
+  localnetFinalizedDepth: number;
   localnetLight: boolean;
   offchainFetch: boolean;
   offchainConcurrency: number;
@@ -304,6 +306,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corsOrigins: corsOrigins(get('SOLGATE_CORS_ORIGINS')!),
     localnetPort: int('SOLGATE_LOCALNET_PORT', get('SOLGATE_LOCALNET_PORT')!, 0, 65535),
     localnetSlotMs: int('SOLGATE_LOCALNET_SLOT_MS', get('SOLGATE_LOCALNET_SLOT_MS')!, 10),
+    localnetFinalizedDepth: int('SOLGATE_LOCALNET_FINALIZED_DEPTH', get('SOLGATE_LOCALNET_FINALIZED_DEPTH')!, 0, 10_000),
     localnetLight: bool('SOLGATE_LOCALNET_LIGHT', get('SOLGATE_LOCALNET_LIGHT')!),
     offchainFetch: bool('SOLGATE_OFFCHAIN_FETCH', get('SOLGATE_OFFCHAIN_FETCH')!),
     offchainConcurrency: int('SOLGATE_OFFCHAIN_CONCURRENCY', get('SOLGATE_OFFCHAIN_CONCURRENCY')!, 1, 256),

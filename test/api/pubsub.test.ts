@@ -1,19 +1,26 @@
 /**
  * The WebSocket endpoint on the gateway's own port, bridged to the cluster's PubSub (the built-in localnet here):
- * unmodified `@solana/kit` (`createSolanaRpcSubscriptions` + `sendAndConfirmTransactionFactory`, account
- * notifications) and `@solana/web3.js` (`sendAndConfirmTransaction`, `onAccountChange`) pointed at solgate's one URL;
+ * unmodified `@solana/kit` (`createSolanaRpcSubscriptions` + `sendAndConfirmTransactionFactory` at confirmed and at
+ * finalized — resolved only once the localnet confirmed, finalized the block — account notifications) and
+ * `@solana/web3.js` (`sendAndConfirmTransaction`, `onAccountChange`, `onSignature`, `getParsedTransaction`) pointed at
+ * solgate's one URL;
  * keys are required at the upgrade; only PubSub methods pass; per-key connection and per-connection subscription
  * limits answer with their close code / error; a node that cannot be reached closes the connection with 1011.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import {
-  appendTransactionMessageInstruction, createSolanaRpc, createSolanaRpcSubscriptions, createTransactionMessage, generateKeyPairSigner,
-  lamports, pipe, sendAndConfirmTransactionFactory, setTransactionMessageFeePayerSigner, setTransactionMessageLifetimeUsingBlockhash,
-  signTransactionMessageWithSigners, airdropFactory, type Address,
+  appendTransactionMessageInstruction, assertIsTransactionWithBlockhashLifetime, createSolanaRpc, createSolanaRpcSubscriptions,
+  createTransactionMessage, generateKeyPairSigner, getSignatureFromTransaction, lamports, pipe, sendAndConfirmTransactionFactory,
+  setTransactionMessageFeePayerSigner, setTransactionMessageLifetimeUsingBlockhash, signTransactionMessageWithSigners, airdropFactory,
+  type Address,
 } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
-import { Connection, Keypair, LAMPORTS_PER_SOL, PublicKey, SystemProgram, Transaction, sendAndConfirmTransaction } from '@solana/web3.js';
+import {
+  Connection, Keypair, LAMPORTS_PER_SOL, PublicKey, SystemProgram, Transaction, TransactionInstruction, sendAndConfirmTransaction,
+  type ParsedInstruction,
+} from '@solana/web3.js';
+import { MEMO_PROGRAM } from '../../src/core/programs.js';
 import { createLocalnet, type Localnet } from '../../src/sources/localnet/index.js';
 import { createUpstreamRpc, type UpstreamRpc } from '../../src/sources/upstream-rpc.js';
 import { createUpstreamSocketFactory, pubsubUrlOf } from '../../src/sources/upstream-ws.js';
@@ -109,6 +116,88 @@ describe('WebSockets through solgate', () => {
     expect(seen).toBe(3_000_000);
     await conn.removeAccountChangeListener(sub);
     expect(new PublicKey(to).toBase58()).toBe(to.toBase58());
+  });
+
+  it('@solana/kit: confirmation at confirmed and at finalized resolves only once the localnet reached that level', async () => {
+    const rpc = createSolanaRpc(http);
+    const rpcSubscriptions = createSolanaRpcSubscriptions(ws);
+    const sendAndConfirm = sendAndConfirmTransactionFactory({ rpc, rpcSubscriptions });
+    const payer = await generateKeyPairSigner();
+    await airdropFactory({ rpc, rpcSubscriptions })({ recipientAddress: payer.address, lamports: lamports(2_000_000_000n), commitment: 'confirmed' });
+    // When each block reached confirmed and finalized, seen in the localnet itself.
+    const reached = new Map<number, { confirmed?: number; finalized?: number }>();
+    const mark = (level: 'confirmed' | 'finalized') => (b: { slot: number }) => {
+      reached.set(b.slot, { ...reached.get(b.slot), [level]: performance.now() });
+    };
+    const off = [net.chain.onBlock(mark('confirmed'), 'confirmed'), net.chain.onBlock(mark('finalized'), 'finalized')];
+    const to = (await generateKeyPairSigner()).address;
+    const transfer = async (amount: bigint) => {
+      const { value: blockhash } = await rpc.getLatestBlockhash().send();
+      const signed = await signTransactionMessageWithSigners(pipe(
+        createTransactionMessage({ version: 0 }),
+        (m) => setTransactionMessageFeePayerSigner(payer, m),
+        (m) => setTransactionMessageLifetimeUsingBlockhash(blockhash, m),
+        (m) => appendTransactionMessageInstruction(getTransferSolInstruction({ source: payer, destination: to, amount }), m),
+      ));
+      assertIsTransactionWithBlockhashLifetime(signed);
+      return signed;
+    };
+    const statusOf = async (sig: string) => (await rpc.getSignatureStatuses([sig as never]).send()).value[0];
+    try {
+      const a = await transfer(1_000_000n);
+      await sendAndConfirm(a, { commitment: 'confirmed' });
+      const atConfirmed = performance.now();
+      const sa = await statusOf(getSignatureFromTransaction(a));
+      expect(['confirmed', 'finalized']).toContain(sa?.confirmationStatus);
+      expect(reached.get(Number(sa!.slot))?.confirmed).toBeLessThanOrEqual(atConfirmed);
+
+      const b = await transfer(2_000_000n);
+      await sendAndConfirm(b, { commitment: 'finalized' });
+      const atFinalized = performance.now();
+      const sb = await statusOf(getSignatureFromTransaction(b));
+      expect(sb).toMatchObject({ confirmationStatus: 'finalized', confirmations: null, err: null });
+      const times = reached.get(Number(sb!.slot))!;
+      expect(times.finalized).toBeLessThanOrEqual(atFinalized);
+      expect(times.confirmed).toBeLessThan(times.finalized!);
+      expect((await rpc.getBalance(to, { commitment: 'finalized' }).send()).value).toBe(3_000_000n);
+    } finally {
+      for (const f of off) f();
+    }
+  });
+
+  it('@solana/web3.js: onSignature of a transfer, then getParsedTransaction reads it back parsed, through solgate', async () => {
+    const conn = new Connection(http, { commitment: 'confirmed', wsEndpoint: ws });
+    const payer = Keypair.generate();
+    const to = Keypair.generate().publicKey;
+    const airdrop = await conn.requestAirdrop(payer.publicKey, LAMPORTS_PER_SOL);
+    await conn.confirmTransaction({ signature: airdrop, ...(await conn.getLatestBlockhash()) }, 'confirmed');
+    const tx = new Transaction().add(
+      SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: to, lamports: 2_000_000 }),
+      new TransactionInstruction({ programId: new PublicKey(MEMO_PROGRAM), keys: [], data: Buffer.from('through solgate') }),
+    );
+    tx.recentBlockhash = (await conn.getLatestBlockhash()).blockhash;
+    tx.sign(payer);
+    const signature = await conn.sendRawTransaction(tx.serialize());
+    const seen = await new Promise<{ err: unknown; slot: number }>((resolve) => {
+      conn.onSignature(signature, (r, ctx) => resolve({ err: r.err, slot: ctx.slot }), 'confirmed');
+    });
+    expect(seen.err).toBeNull();
+    const status = (await conn.getSignatureStatus(signature)).value;
+    expect(status?.slot).toBe(seen.slot);
+    expect(['confirmed', 'finalized']).toContain(status?.confirmationStatus);
+
+    const parsed = await conn.getParsedTransaction(signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 });
+    expect(parsed?.slot).toBe(seen.slot);
+    expect(parsed?.meta?.err).toBeNull();
+    const keys = parsed!.transaction.message.accountKeys;
+    expect(keys[0]).toMatchObject({ signer: true, writable: true, source: 'transaction' });
+    expect(keys[0].pubkey.toBase58()).toBe(payer.publicKey.toBase58());
+    const [transfer, memo] = parsed!.transaction.message.instructions as ParsedInstruction[];
+    expect(transfer.program).toBe('system');
+    expect(transfer.programId.toBase58()).toBe(SystemProgram.programId.toBase58());
+    expect(transfer.parsed).toEqual({ type: 'transfer', info: { source: payer.publicKey.toBase58(), destination: to.toBase58(), lamports: 2_000_000 } });
+    expect(memo).toMatchObject({ program: 'spl-memo', parsed: 'through solgate' });
+    expect(parsed!.meta!.postBalances[keys.findIndex((k) => k.pubkey.equals(to))]).toBe(2_000_000);
   });
 
   it('needs a key at the upgrade; answers only PubSub methods', async () => {

@@ -184,6 +184,7 @@ describe('standard JSON-RPC through solgate', () => {
       const mint = await generateKeyPairSigner();
       await sender.send(payer, (await sender.mintSetup(payer, mint, 0, [owner.address])).instructions);
     }
+    net.chain.settle(); // the reads below are at the default commitment, finalized
     const TOKEN = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
     const listed = await direct({ jsonrpc: '2.0', id: 1, method: 'getTokenAccountsByOwner', params: [owner.address, { programId: TOKEN }, { encoding: 'base64' }] });
     expect(listed.error).toBeUndefined();

@@ -148,11 +148,15 @@ describe('getProgramAccounts', () => {
   it('follows owner changes: an account assigned away leaves the system program and joins its new owner', async () => {
     const acct = await generateKeyPairSigner();
     const newOwner = (await generateKeyPairSigner()).address;
+    // Each change in a block of its own: reads at the default commitment (finalized) see produced blocks only.
     await send([getTransferSolInstruction({ source: payer, destination: acct.address, amount: 1_000_000n })]);
+    net.chain.produceSlot();
     const system = async () => (await rpc.call('getProgramAccounts', [SYSTEM, { encoding: 'base64' }])).map((x: any) => x.pubkey);
     expect(await system()).toContain(acct.address);
     expect(await rpc.call('getProgramAccounts', [newOwner])).toEqual([]);
     await send([getAssignInstruction({ account: acct, programAddress: newOwner })]);
+    expect(await system()).toContain(acct.address);
+    net.chain.produceSlot();
     expect(await system()).not.toContain(acct.address);
     const moved = await rpc.call('getProgramAccounts', [newOwner, { encoding: 'jsonParsed' }]);
     expect(moved).toEqual([{ pubkey: acct.address, account: (await rpc.call('getAccountInfo', [acct.address, { encoding: 'base64' }])).value }]);

@@ -3,8 +3,10 @@
  * manual-slot localnet one transaction per slot, and ingesting it through the RPC poller.
  */
 import { execFileSync } from 'node:child_process';
+import { once } from 'node:events';
 import * as zlib from 'node:zlib';
 import pino from 'pino';
+import WebSocket from 'ws';
 import {
   appendTransactionMessageInstructions, compressTransactionMessageUsingAddressLookupTables, createTransactionMessage,
   generateKeyPairSigner, getBase64EncodedWireTransaction, getSignatureFromTransaction, pipe,
@@ -244,3 +246,56 @@ export function unzstd(frame: Buffer): Buffer {
     if (h & 1) return Buffer.concat(out);
   }
 }
+
+/** A raw JSON-RPC client over one WebSocket: `call` waits for its answer, `next` for the first matching message. */
+export async function openWs(url: string) {
+  const ws = new WebSocket(url);
+  await once(ws, 'open');
+  const queue: any[] = [];
+  const waiters: (() => void)[] = [];
+  ws.on('message', (d) => {
+    queue.push(JSON.parse(d.toString()));
+    for (const w of waiters.splice(0)) w();
+  });
+  let id = 0;
+  const next = async (match: (m: any) => boolean = () => true, timeoutMs = 5000): Promise<any> => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const i = queue.findIndex(match);
+      if (i >= 0) return queue.splice(i, 1)[0];
+      if (Date.now() > deadline) throw new Error(`no matching message in ${timeoutMs} ms; queue: ${JSON.stringify(queue).slice(0, 500)}`);
+      await new Promise<void>((r) => {
+        waiters.push(r);
+        setTimeout(r, 50);
+      });
+    }
+  };
+  const send = (msg: unknown) => ws.send(typeof msg === 'string' ? msg : JSON.stringify(msg));
+  return {
+    ws,
+    queue,
+    send,
+    next,
+    /** The whole answer to a request. */
+    async request(method: string, params?: unknown[]): Promise<any> {
+      const rid = ++id;
+      send(params === undefined ? { jsonrpc: '2.0', id: rid, method } : { jsonrpc: '2.0', id: rid, method, params });
+      return next((m) => m.id === rid);
+    },
+    /** A subscription id (throws on an error answer). */
+    async subscribe(method: string, params?: unknown[]): Promise<number> {
+      const r = await this.request(method, params);
+      if (r.error) throw new Error(`${method}: ${JSON.stringify(r.error)}`);
+      return r.result;
+    },
+    notification: (sub: number, timeoutMs?: number) => next((m) => m.params?.subscription === sub, timeoutMs),
+    /** Messages for `sub` already received (none expected). */
+    pending: (sub: number) => queue.filter((m) => m.params?.subscription === sub),
+    close: async () => {
+      if (ws.readyState === WebSocket.CLOSED) return;
+      ws.close();
+      await once(ws, 'close');
+    },
+  };
+}
+export type WsClient = Awaited<ReturnType<typeof openWs>>;

@@ -1,12 +1,14 @@
 /**
  * SOL and SPL Token transfers sent through HTTP `sendTransaction` show up in `getBlock` (json and base64) and
- * `getTransaction` with balances, token balances and fees derived from what the test sent.
+ * `getTransaction` with balances, token balances and fees derived from what the test sent; under `jsonParsed`, with
+ * annotated keys and the System and Memo instructions parsed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
-import { getTransferSolInstruction } from '@solana-program/system';
+import { generateKeyPairSigner, type Address, type KeyPairSigner } from '@solana/kit';
+import { getCreateAccountInstruction, getTransferSolInstruction } from '@solana-program/system';
 import * as spl from '@solana-program/token';
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from '@solana-program/compute-budget';
+import { MEMO_PROGRAM, SYSTEM_PROGRAM, TOKEN_PROGRAM } from '../../src/core/programs.js';
 import type { Localnet } from '../../src/sources/localnet/index.js';
 import { findTx, fundedLocalnet, num, sendTx, setupSplMint, type RpcClient } from './helpers.js';
 
@@ -192,5 +194,38 @@ describe('localnet SPL token transferChecked', () => {
     expect(before.slice(0, 2)).toEqual([sent[1], sent[0]]);
     const until = (await rpc.call('getSignaturesForAddress', [atas[1], { until: sent[0] }])).map((s: any) => s.signature);
     expect(until).toEqual([sent[2], sent[1]]);
+  });
+});
+
+describe('jsonParsed', () => {
+  it('getTransaction and getBlock: keys with signer/writable/source, System and Memo instructions parsed (inner ones too), others partially decoded', async () => {
+    const [owner, mint] = await Promise.all([generateKeyPairSigner(), generateKeyPairSigner()]);
+    const rent = BigInt(await rpc.call('getMinimumBalanceForRentExemption', [82]));
+    const [ata] = await spl.findAssociatedTokenPda({ owner: owner.address, mint: mint.address, tokenProgram: spl.TOKEN_PROGRAM_ADDRESS });
+    const sent = await sendTx(rpc, payer, [
+      getCreateAccountInstruction({ payer, newAccount: mint, lamports: rent, space: 82, programAddress: spl.TOKEN_PROGRAM_ADDRESS }),
+      spl.getInitializeMint2Instruction({ mint: mint.address, decimals: 0, mintAuthority: payer.address }),
+      spl.getCreateAssociatedTokenIdempotentInstruction({ payer, ata, owner: owner.address, mint: mint.address }),
+      { programAddress: MEMO_PROGRAM as Address, data: new TextEncoder().encode('parsed') },
+    ]);
+    expect(sent.reply.error).toBeUndefined();
+    const block = net.chain.produceSlot()!;
+    const tx = await rpc.call('getTransaction', [sent.signature, { encoding: 'jsonParsed' }]);
+    const { accountKeys, instructions } = tx.transaction.message;
+    expect(accountKeys[0]).toEqual({ pubkey: payer.address, signer: true, source: 'transaction', writable: true });
+    expect(accountKeys.find((k: { pubkey: string }) => k.pubkey === mint.address)).toEqual({ pubkey: mint.address, signer: true, source: 'transaction', writable: true });
+    expect(accountKeys.find((k: { pubkey: string }) => k.pubkey === SYSTEM_PROGRAM)).toMatchObject({ signer: false, writable: false });
+    expect(instructions[0]).toEqual({
+      program: 'system', programId: SYSTEM_PROGRAM, stackHeight: null,
+      parsed: { type: 'createAccount', info: { source: payer.address, newAccount: mint.address, lamports: Number(rent), space: 82, owner: TOKEN_PROGRAM } },
+    });
+    expect(instructions[1]).toEqual({ programId: TOKEN_PROGRAM, accounts: [mint.address], data: expect.any(String), stackHeight: null });
+    expect(instructions[3]).toEqual({ program: 'spl-memo', programId: MEMO_PROGRAM, parsed: 'parsed', stackHeight: null });
+    const inner = tx.meta.innerInstructions.find((g: { index: number }) => g.index === 2).instructions;
+    expect(inner).toContainEqual(expect.objectContaining({ program: 'system', stackHeight: 2, parsed: expect.objectContaining({ type: 'createAccount' }) }));
+    expect(inner).toContainEqual(expect.objectContaining({ programId: TOKEN_PROGRAM, accounts: expect.any(Array), data: expect.any(String) }));
+    expect('loadedAddresses' in tx.meta).toBe(false);
+    const b = await rpc.call('getBlock', [block.slot, { encoding: 'jsonParsed', maxSupportedTransactionVersion: 0 }]);
+    expect(b.transactions.find((t: any) => t.transaction.signatures[0] === sent.signature)).toEqual({ transaction: tx.transaction, meta: tx.meta, version: 'legacy' });
   });
 });

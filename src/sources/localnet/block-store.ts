@@ -260,6 +260,12 @@ export class BlockStore {
     return this.hot.size;
   }
 
+  /** The newest retained slot at or before `slot`, if any. */
+  atOrBefore(slot: number): number | undefined {
+    const i = lowerBound(this.slots, slot + 1) - 1;
+    return i >= 0 ? this.slots[i] : undefined;
+  }
+
   /** Produced slots in `[start, end]`, ascending, at most `limit`. */
   range(start: number, end: number, limit = Infinity): number[] {
     const out: number[] = [];
@@ -310,15 +316,16 @@ export class BlockStore {
    * Transactions mentioning `address`, newest first (by slot, then position in the block), as the RPC's
    * `getSignaturesForAddress`: strictly older than `before` and strictly newer than `until`, at most `limit`. Both are
    * positions in the ledger, so any retained transaction's signature works, whether or not it mentions `address`; an
-   * unknown `before` yields nothing and an unknown `until` does not stop the list.
+   * unknown `before` yields nothing and an unknown `until` does not stop the list. With `maxSlot`, transactions of
+   * later slots are left out (a read at a commitment behind the newest block).
    */
-  signaturesFor(address: string, opts: { before?: string; until?: string; limit: number }): LocalTx[] {
+  signaturesFor(address: string, opts: { before?: string; until?: string; limit: number; maxSlot?: number }): LocalTx[] {
     const list = this.byAddress.get(address) ?? [];
-    let from = list.length - 1;
+    let from = opts.maxSlot === undefined ? list.length - 1 : lowerBound(list, pos(opts.maxSlot + 1, 0)) - 1;
     if (opts.before !== undefined) {
       const b = this.position(opts.before);
       if (b === undefined) return [];
-      from = lowerBound(list, b) - 1;
+      from = Math.min(from, lowerBound(list, b) - 1);
     }
     let stop = -1;
     if (opts.until !== undefined) {

@@ -4,6 +4,16 @@ import type { LocalBlock, LocalSimulation, LocalTx, RpcTransactionError } from '
 export interface LocalChainOptions {
   /** Slot duration in ms for the production timer; 0 disables the timer (call `produceSlot()`). Default 400. */
   slotMs?: number;
+  /**
+   * Slots after a block's own until it is confirmed (`commitment.ts`). Default 1 with the slot timer; 0 for a manual
+   * chain (`slotMs: 0`), where every produced block is finalized at once unless a depth is given.
+   */
+  confirmedDepth?: number;
+  /**
+   * Slots after a block is confirmed until it is finalized (rooted). Default 4 with the slot timer (a real cluster
+   * roots about 32 slots behind: `CLUSTER_FINALIZED_DEPTH`); 0 for a manual chain.
+   */
+  finalizedDepth?: number;
   /** What to do with a slot that has no transactions: produce an empty block (default) or skip the slot. */
   emptySlots?: 'produce' | 'skip';
   /** Produced blocks retained (the ledger limit, like `--limit-ledger-size`); older ones are dropped. Default: all. */

@@ -7,6 +7,13 @@
  * lookup-table creation sees recent slots) and advances the clock (slot, epoch, unix timestamp). Empty slots
  * are produced as empty blocks or skipped (no block, exactly like a skipped leader slot on a real cluster).
  *
+ * Commitment (`commitment.ts`): a produced block is processed, confirmed `confirmedDepth` slots later and finalized
+ * `finalizedDepth` slots after that (defaults 1 and 4 with the slot timer, 0 and 0 for a manual chain); `onBlock`
+ * listens at any of the three levels. Nothing is ever rolled back (one leader, no forks). The account state is the
+ * newest one (what processed reads see, the open slot's transactions included); `account-history.ts` keeps what
+ * the accounts written since the finalized block were before, so reads at confirmed or finalized see the state at
+ * the end of that level's block.
+ *
  * Memory: the ledger (`block-store.ts`) retains every block (or the last `maxBlocks`), of which only the most recent
  * `hotBlocks` stay in memory; older ones are kept in ledger files on disk (`ledgerDir`). Accounts are indexed by owner
  * program and token accounts by owner, delegate and mint (`account-index.ts`), updated from every transaction's
@@ -20,8 +27,12 @@ import { address as toAddress, createKeyPairSignerFromPrivateKeyBytes, lamports,
 import { getTransferSolInstruction } from '@solana-program/system';
 import { base58ToBytes, bytesToBase58 } from '../../core/encoding.js';
 import { MEMO_PROGRAM, SYSTEM_PROGRAM } from '../../core/programs.js';
+import { AccountHistory } from './account-history.js';
 import { AccountIndex, programScanner } from './account-index.js';
 import { BlockStore } from './block-store.js';
+import {
+  DEFAULT_FINALITY, MANUAL_FINALITY, commitmentBound, finalityDepths, levelOf, type Commitment, type FinalityDepths,
+} from './commitment.js';
 import { buildWireTransaction } from './wire-tx.js';
 import { executeTransaction, readAccount, simulateTransaction, type ExecContext } from './executor.js';
 import { installLightGenesis, type LightGenesisSummary } from './light.js';
@@ -39,7 +50,12 @@ const MAX_SLOT_HASHES = 512;
 export class LocalChain {
   private svm: LiteSVM;
   private readonly store: BlockStore;
-  private readonly opts: Required<Omit<LocalChainOptions, 'faucetSeed' | 'warn' | 'light' | 'hotBlocks' | 'ledgerDir' | 'accounts'>> & Pick<LocalChainOptions, 'warn'>;
+  private readonly opts: Required<Omit<LocalChainOptions, 'faucetSeed' | 'warn' | 'light' | 'hotBlocks' | 'ledgerDir' | 'accounts' | 'confirmedDepth' | 'finalizedDepth'>> & Pick<LocalChainOptions, 'warn'>;
+  /** Slots until a produced block is confirmed, then finalized. */
+  readonly finality: Readonly<FinalityDepths>;
+  /** The newest confirmed and finalized blocks (the processed one is the store's last). */
+  private readonly tips: { confirmed: LocalBlock; finalized: LocalBlock };
+  private readonly history = new AccountHistory();
   /** What `light: true` loaded at genesis (null when not requested, or when restored from a snapshot). */
   readonly light: LightGenesisSummary | null = null;
   private pending: LocalTx[] = [];
@@ -50,7 +66,7 @@ export class LocalChain {
   private openSlot: number;
   private openTime: number;
   private timer: NodeJS.Timeout | null = null;
-  private readonly listeners = new Set<(block: LocalBlock) => void>();
+  private readonly listeners: Record<Commitment, Set<(block: LocalBlock) => void>> = { processed: new Set(), confirmed: new Set(), finalized: new Set() };
   private readonly txListeners = new Set<(tx: LocalTx) => void>();
   private airdropNonce = 0;
   /** Program and token-account indexes (`getProgramAccounts`, `getTokenAccountsBy*`, `getTokenLargestAccounts`). */
@@ -74,6 +90,7 @@ export class LocalChain {
       now: opts.now ?? Date.now,
       warn: opts.warn,
     };
+    this.finality = finalityDepths(opts, this.opts.slotMs > 0 ? DEFAULT_FINALITY : MANUAL_FINALITY);
     this.store = new BlockStore(this.opts.maxBlocks, { hotBlocks: opts.hotBlocks, dir: opts.ledgerDir });
     if (resume) {
       this.store.add({ ...resume.lastBlock, transactions: [] });
@@ -102,6 +119,8 @@ export class LocalChain {
       svm.setSlotHashes(this.slotHashes);
       this.openSlot = slot + 1;
     }
+    // The genesis block, or a snapshot's last block (a validator booted from a snapshot roots it), is final.
+    this.tips = { confirmed: this.store.last, finalized: this.store.last };
     this.applyClock();
     // After the genesis accounts are in place (a restored snapshot's too): the index starts from the whole state.
     this.accounts = new AccountIndex(programScanner(() => this.svm));
@@ -188,10 +207,15 @@ export class LocalChain {
     this.store.close();
   }
 
-  /** Subscribes to produced blocks; returns the unsubscribe function. */
-  onBlock(listener: (block: LocalBlock) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+  /**
+   * Subscribes to blocks as they reach `commitment` (default processed: as they are produced), oldest first, each
+   * once; returns the unsubscribe function. Within one slot's closing, processed comes before confirmed and
+   * finalized, and the tips (`slotAt`) already include what the slot confirmed and finalized.
+   */
+  onBlock(listener: (block: LocalBlock) => void, commitment: Commitment = 'processed'): () => void {
+    const set = this.listeners[commitment];
+    set.add(listener);
+    return () => set.delete(listener);
   }
 
   /** Subscribes to committed transactions as they execute into the open slot; returns the unsubscribe function. */
@@ -230,8 +254,40 @@ export class LocalChain {
     this.openSlot = slot + 1;
     this.openTime = Math.max(this.openTime, Math.floor(this.opts.now() / 1000));
     this.applyClock();
-    if (block) for (const l of this.listeners) l(block);
+    const confirmed = this.advance('confirmed', slot);
+    const finalized = this.advance('finalized', slot);
+    try {
+      if (block) for (const l of this.listeners.processed) l(block);
+      for (const b of confirmed) for (const l of this.listeners.confirmed) l(b);
+      for (const b of finalized) for (const l of this.listeners.finalized) l(b);
+    } finally {
+      // After the listeners: a block finalized here is read at its own end, before what the tip passed with it.
+      this.history.prune(this.tips.finalized.slot);
+    }
     return block;
+  }
+
+  /** Moves the tip of `level` to the newest block it reaches once slot `closed` is closed; returns the blocks it passed. */
+  private advance(level: 'confirmed' | 'finalized', closed: number): LocalBlock[] {
+    const bound = commitmentBound(closed, this.finality, level);
+    const tip = this.tips[level];
+    if (bound <= tip.slot) return [];
+    const blocks: LocalBlock[] = [];
+    for (const s of this.store.range(tip.slot + 1, bound)) {
+      const b = this.store.get(s);
+      if (b) blocks.push(b);
+    }
+    if (blocks.length) this.tips[level] = blocks[blocks.length - 1];
+    return blocks;
+  }
+
+  /**
+   * Skips empty slots until every produced block is finalized (producing the open slot first if it holds
+   * transactions): for a stopped chain that is about to be saved or read to its end at finalized commitment.
+   */
+  settle(): void {
+    if (this.pending.length) this.produceSlot();
+    while (this.tips.finalized.slot < this.store.last.slot) this.produceSlot({ skip: true });
   }
 
   /** Skips `n` empty slots (no blocks), producing the open slot first if it holds transactions. */
@@ -268,7 +324,10 @@ export class LocalChain {
     }
     const out = executeTransaction(this.ctx, decoded, kitTx);
     if (!out.committed) return { kind: 'dropped', signature, err: out.err };
-    for (const [address, account] of out.writes) this.accounts.update(address, account);
+    for (const [address, account, before] of out.writes) {
+      this.accounts.update(address, account);
+      this.history.record(this.openSlot, address, before);
+    }
     const tx: LocalTx = { ...out.tx, slot: this.openSlot, indexInBlock: this.pending.length, blockTime: this.openTime };
     this.pending.push(tx);
     this.pendingSigs.add(signature);
@@ -305,9 +364,25 @@ export class LocalChain {
 
   // ---- reads ----
 
-  /** Slot of the latest produced block (everything produced is final). */
+  /** Slot of the latest produced block (processed). */
   get slot(): number {
     return this.store.last.slot;
+  }
+  /** Slot of the newest block at `commitment`. */
+  slotAt(commitment: Commitment): number {
+    return this.blockAt(commitment).slot;
+  }
+  /** The newest block at `commitment`. */
+  blockAt(commitment: Commitment): LocalBlock {
+    return commitment === 'processed' ? this.store.last : this.tips[commitment];
+  }
+  /** The level a produced block at `slot` has reached. */
+  levelOf(slot: number): Commitment {
+    return levelOf(slot, { confirmed: this.tips.confirmed.slot, finalized: this.tips.finalized.slot });
+  }
+  /** Blocks produced after the one at `slot` (`getSignatureStatuses`' `confirmations` of a block not yet finalized). */
+  blocksAfter(slot: number): number {
+    return this.store.range(slot + 1, this.store.last.slot).length;
   }
   /** The slot currently collecting transactions. */
   get currentSlot(): number {
@@ -325,12 +400,15 @@ export class LocalChain {
   get pendingTransactions(): readonly LocalTx[] {
     return this.pending;
   }
-  latestBlockhash(): { blockhash: string; lastValidBlockHeight: number } {
-    const last = this.store.last;
-    return { blockhash: last.blockhash, lastValidBlockHeight: last.blockHeight + BLOCKHASH_VALIDITY };
+  /** The blockhash of the newest block at `commitment` (default processed) and the last height it can land at. */
+  latestBlockhash(commitment: Commitment = 'processed'): { blockhash: string; lastValidBlockHeight: number } {
+    const b = this.blockAt(commitment);
+    return { blockhash: b.blockhash, lastValidBlockHeight: b.blockHeight + BLOCKHASH_VALIDITY };
   }
-  isBlockhashValid(blockhash: string): boolean {
-    return this.recentBlockhashes.has(blockhash);
+  /** Whether a transaction may still use `blockhash`, as the bank at `commitment` (default processed) knows it. */
+  isBlockhashValid(blockhash: string, commitment: Commitment = 'processed'): boolean {
+    const height = this.recentBlockhashes.get(blockhash);
+    return height !== undefined && height <= this.blockAt(commitment).blockHeight;
   }
   getBlock(slot: number): LocalBlock | undefined {
     return this.store.get(slot);
@@ -341,11 +419,31 @@ export class LocalChain {
   getTransaction(signature: string): LocalTx | undefined {
     return this.store.transaction(signature);
   }
-  getSignaturesForAddress(address: string, opts: { before?: string; until?: string; limit?: number } = {}): LocalTx[] {
+  getSignaturesForAddress(address: string, opts: { before?: string; until?: string; limit?: number; maxSlot?: number } = {}): LocalTx[] {
     return this.store.signaturesFor(address, { ...opts, limit: opts.limit ?? 1000 });
   }
+  /** The newest state of an account (processed: the open slot's transactions included). */
   getAccount(address: string): LocalAccount | null {
     return readAccount(this.svm, address);
+  }
+  /** The state of an account at the end of `slot`, a slot not before the finalized block's. */
+  accountAtSlot(address: string, slot: number): LocalAccount | null {
+    return this.history.at(address, slot, () => this.getAccount(address));
+  }
+  /**
+   * The accounts written after the newest block at `commitment` (none for processed): those whose state there may
+   * differ from the newest one, e.g. owned by another program then (what a scan at that level adds to the indexes'
+   * candidates).
+   */
+  accountsWrittenAfter(commitment: Commitment): string[] {
+    return commitment === 'processed' ? [] : this.history.writtenSince(this.slotAt(commitment));
+  }
+  /** A reader of account states at `commitment`. */
+  accountReader(commitment: Commitment): (address: string) => LocalAccount | null {
+    if (commitment === 'processed') return (a) => this.getAccount(a);
+    const slot = this.slotAt(commitment);
+    if (!this.history.writtenAfter(slot)) return (a) => this.getAccount(a);
+    return (a) => this.accountAtSlot(a, slot);
   }
   getBalance(address: string): bigint {
     return this.getAccount(address)?.lamports ?? 0n;
@@ -353,12 +451,18 @@ export class LocalChain {
   minimumBalanceForRentExemption(dataLen: number): bigint {
     return this.svm.minimumBalanceForRentExemption(BigInt(dataLen));
   }
-  epochInfo(): { absoluteSlot: number; blockHeight: number; epoch: number; slotIndex: number; slotsInEpoch: number; transactionCount: number } {
-    const slot = this.slot;
+  /** Transactions in the blocks up to the newest one at `commitment`. */
+  transactionCountAt(commitment: Commitment): number {
+    let n = this.store.transactionCount;
+    for (const s of this.store.range(this.slotAt(commitment) + 1, this.slot)) n -= this.store.get(s)?.transactions.length ?? 0;
+    return n;
+  }
+  epochInfo(commitment: Commitment = 'processed'): { absoluteSlot: number; blockHeight: number; epoch: number; slotIndex: number; slotsInEpoch: number; transactionCount: number } {
+    const b = this.blockAt(commitment);
     const per = Number(SLOTS_PER_EPOCH);
     return {
-      absoluteSlot: slot, blockHeight: this.blockHeight, epoch: Math.floor(slot / per), slotIndex: slot % per,
-      slotsInEpoch: per, transactionCount: this.transactionCount,
+      absoluteSlot: b.slot, blockHeight: b.blockHeight, epoch: Math.floor(b.slot / per), slotIndex: b.slot % per,
+      slotsInEpoch: per, transactionCount: this.transactionCountAt(commitment),
     };
   }
 }

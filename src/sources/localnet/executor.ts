@@ -29,11 +29,12 @@ export interface ExecContext {
 export type ExecutedTx = Omit<LocalTx, 'slot' | 'indexInBlock' | 'blockTime'>;
 
 /**
- * A committed outcome carries `writes`: the state after execution of every account the transaction could write (its
- * writable keys, static and loaded; `null` once closed), for the chain's account indexes.
+ * A committed outcome carries `writes`: `[address, after, before]`, the states after and before execution of every
+ * account the transaction could write (its writable keys, static and loaded; `null` when it does not exist), for the
+ * chain's account indexes and its account history (`account-history.ts`).
  */
 export type ExecOutcome =
-  | { committed: true; tx: ExecutedTx; writes: [string, LocalAccount | null][] }
+  | { committed: true; tx: ExecutedTx; writes: [string, LocalAccount | null, LocalAccount | null][] }
   | { committed: false; err: RpcTransactionError };
 
 /** Whether account key `i` is writable per the message header (static keys), or a writable lookup-table key. */
@@ -123,9 +124,9 @@ export function executeTransaction(ctx: ExecContext, tx: DecodedTx, kitTx: Trans
     if (charged !== fee) ctx.warn?.('localnet fee formula disagrees with LiteSVM', { computed: fee, charged, signature: tx.signatures[0] });
     fee = charged;
   }
-  const writes: [string, LocalAccount | null][] = [];
+  const writes: [string, LocalAccount | null, LocalAccount | null][] = [];
   keys.forEach((k, i) => {
-    if (isWritable(tx, i)) writes.push([k, postAccounts[i]]);
+    if (isWritable(tx, i)) writes.push([k, postAccounts[i], preAccounts[i]]);
   });
   return {
     committed: true,

@@ -32,14 +32,19 @@
  *   Token Metadata or MPL Core accounts, whose programs the chain cannot run.
  * - PubSub: agave's WebSocket subscriptions (`pubsub.ts`) on `net.wsUrl` (the HTTP port) and `net.pubsubUrl`
  *   (port + 1, where web3.js `Connection` looks by default), so `sendAndConfirmTransaction`, `onAccountChange` and
- *   kit's `createSolanaRpcSubscriptions` work against the localnet. Every commitment is notified when the block is
- *   produced (a produced block is final at once).
+ *   kit's `createSolanaRpcSubscriptions` work against the localnet, each subscription notified when a block reaches
+ *   its commitment.
+ * - Commitment (`commitment.ts`): a produced block is processed, confirmed `confirmedDepth` slots later (default 1)
+ *   and finalized `finalizedDepth` slots after that (default 4; a real cluster's is about 32); a manual chain
+ *   (`slotMs: 0`) finalizes every block at once unless depths are given. No forks: nothing is ever rolled back. The
+ *   HTTP methods and subscriptions honour `commitment` (default finalized) and `minContextSlot`.
  */
 import { LocalChain, type LocalChainOptions } from './chain.js';
 import { startRpcServer } from './rpc-server.js';
 import type { LocalPubSub, LocalPubSubOptions } from './pubsub.js';
 
 export { LocalChain, BLOCKHASH_VALIDITY } from './chain.js';
+export { CLUSTER_FINALIZED_DEPTH, DEFAULT_FINALITY, type Commitment, type FinalityDepths } from './commitment.js';
 export type { LocalChainOptions, SendOutcome, ChainSnapshotMeta, GenesisAccount } from './chain.js';
 export { startRpcServer, handleRpcBody } from './rpc-server.js';
 export type { LocalRpcServer, RpcServerOptions } from './rpc-server.js';

@@ -2,28 +2,31 @@
  * The subscriptions of the localnet's PubSub service and their notifications, in agave's shapes
  * (`rpc_subscriptions.rs`), transport-free: a client is a `send(text)` function; `pubsub.ts` is the WebSocket side.
  *
- * When they fire. A transaction executes into the open slot when it is sent; closing the slot makes it a block, and
- * a produced block is final at once (`chain.ts`). agave notifies processed subscriptions when the bank of the slot is
- * frozen and confirmed/finalized ones when votes and roots reach it; on the localnet all three happen when the block
- * is produced, so every commitment is notified then, with `context.slot` the block's slot (what the HTTP methods
- * then report). The only earlier event is `enableReceivedNotification`'s `"receivedSignature"`, sent when the
- * transaction executes.
- * - slot: `{parent, root, slot}` per produced block (root = slot: the block is already final); root: the slot.
- * - signature: one `{err}` when the transaction's block is produced (at once when it already is), then removed.
- * - account: the account's state after the block when a transaction of the block wrote it (a writable key of a
- *   successful transaction, or the fee payer of a failed one: what agave stores), as agave notifies on every store;
- *   a closed account is notified as agave does it, zero lamports owned by the System program.
+ * When they fire. A transaction executes into the open slot when it is sent; closing the slot makes it a block,
+ * processed, and later slots confirm and finalize it (`chain.ts`, `commitment.ts`). As agave, a subscription is
+ * notified when a block reaches its `commitment` (default finalized): processed ones when the block is produced,
+ * confirmed and finalized ones when the chain's `onBlock` at that level passes it, with `context.slot` the block's
+ * slot and the state at the end of that block. The only earlier event is `enableReceivedNotification`'s
+ * `"receivedSignature"`, sent when the transaction executes.
+ * - slot: `{parent, root, slot}` per produced block (root: the newest finalized block's slot); root: the slot of
+ *   each block as it is finalized.
+ * - signature: one `{err}` when the transaction's block reaches the commitment (at once when it already has), then
+ *   removed.
+ * - account: the account's state at the end of the block when a transaction of the block wrote it (a writable key
+ *   of a successful transaction, or the fee payer of a failed one: what agave stores), as agave notifies on every
+ *   store; a closed account is notified as agave does it, zero lamports owned by the System program.
  * - program: `{pubkey, account}` for each account written in the block that the program owns after it and the
  *   filters allow.
  * - logs: `{signature, err, logs}` per transaction (`all` leaves out vote transactions; `mentions`: any account key).
  * - block: `{slot, err: null, block}` per block (mentions: only the transactions naming the key, none: no
  *   notification); a v0 transaction without `maxSupportedTransactionVersion` gives `err` and `block: null`.
- * Rendering happens inside the block listener, before any later transaction can execute, so each notification
- * carries the state at the end of its block.
+ * Account states are read at the end of the notified block (`LocalChain.accountAtSlot`), so a confirmed or
+ * finalized notification carries that block's state even when later transactions wrote the account since.
  */
 import { SYSTEM_PROGRAM, TOKEN_PROGRAMS, VOTE_PROGRAM } from '../../core/programs.js';
 import { allKeys } from './block-store.js';
 import type { LocalChain } from './chain.js';
+import { atLeast, type Commitment } from './commitment.js';
 import { isWritable } from './executor.js';
 import { filterAllows, keyedAccounts, renderAccount, type AccountOpts } from './rpc-accounts.js';
 import { accountJson, blockJson, stringifyJson } from './rpc-encode.js';
@@ -67,6 +70,9 @@ function storedKeys(tx: LocalTx): string[] {
   return allKeys(tx).filter((_, i) => isWritable(tx, i));
 }
 
+/** Whether a subscription is notified at `level`. */
+const at = (sub: Subscription, level: Commitment) => 'commitment' in sub.spec && sub.spec.commitment === level;
+
 const isVote = (tx: LocalTx) => tx.instructions.some((ix) => tx.staticKeys[ix.programIdIndex] === VOTE_PROGRAM);
 
 /** A cache key for an account rendering (encoding and slice). */
@@ -89,7 +95,12 @@ export class PubSubHub {
     private readonly chain: LocalChain,
     private readonly opts: { maxSubscriptions?: number; warn?: (message: string, context: Record<string, unknown>) => void } = {},
   ) {
-    this.unlisten = [chain.onBlock((b) => this.guard('block', () => this.onBlock(b))), chain.onTransaction((t) => this.guard('transaction', () => this.onTransaction(t)))];
+    this.unlisten = [
+      chain.onBlock((b) => this.guard('block', () => this.onBlock(b, 'processed'))),
+      chain.onBlock((b) => this.guard('block', () => this.onBlock(b, 'confirmed')), 'confirmed'),
+      chain.onBlock((b) => this.guard('block', () => this.onBlock(b, 'finalized')), 'finalized'),
+      chain.onTransaction((t) => this.guard('transaction', () => this.onTransaction(t))),
+    ];
   }
 
   /** Active subscriptions over all clients. */
@@ -121,11 +132,14 @@ export class PubSubHub {
     return sub;
   }
 
-  /** A signature already in a block is notified (and the subscription ended) at once, after its id was sent. */
+  /**
+   * A signature whose block already reached the subscription's commitment is notified (and the subscription ended)
+   * at once, after its id was sent.
+   */
   afterSubscribe(sub: Subscription): void {
     if (sub.spec.kind !== 'signature' || !sub.client.subscriptions.has(sub.id)) return;
     const tx = this.chain.getTransaction(sub.spec.signature);
-    if (tx) this.notifySignature(sub, tx);
+    if (tx && atLeast(this.chain.levelOf(tx.slot), sub.spec.commitment)) this.notifySignature(sub, tx);
   }
 
   /** Removes subscription `id` of `client`; false when the client has none by that id. */
@@ -181,57 +195,58 @@ export class PubSubHub {
     this.send(sub, stringifyJson({ context: { slot: tx.slot }, value: { err: tx.meta.err } }));
   }
 
-  private onBlock(block: LocalBlock): void {
+  /** `block` reached `level`: the notifications of the subscriptions at that level. */
+  private onBlock(block: LocalBlock, level: Commitment): void {
     const slot = block.slot;
-    if (this.slots.size) {
-      const json = stringifyJson({ parent: block.parentSlot, root: slot, slot });
+    if (level === 'processed' && this.slots.size) {
+      const json = stringifyJson({ parent: block.parentSlot, root: this.chain.slotAt('finalized'), slot });
       for (const sub of this.slots) this.send(sub, json);
     }
     for (const tx of block.transactions) {
       const sigs = this.bySignature.get(tx.signature);
-      if (sigs) for (const sub of [...sigs]) this.notifySignature(sub, tx);
-      if (this.logsAll.size || this.logsByKey.size) this.notifyLogs(tx);
+      if (sigs) for (const sub of [...sigs]) if (at(sub, level)) this.notifySignature(sub, tx);
+      if (this.logsAll.size || this.logsByKey.size) this.notifyLogs(tx, level);
     }
-    if (this.byAccount.size || this.byProgram.size) this.notifyAccounts(block);
-    for (const sub of this.blocks) this.guard('block', () => this.notifyBlock(sub, block));
-    if (this.roots.size) {
+    if (this.byAccount.size || this.byProgram.size) this.notifyAccounts(block, level);
+    for (const sub of this.blocks) if (at(sub, level)) this.guard('block', () => this.notifyBlock(sub, block));
+    if (level === 'finalized' && this.roots.size) {
       const json = String(slot);
       for (const sub of this.roots) this.send(sub, json);
     }
   }
 
-  private notifyLogs(tx: LocalTx): void {
+  private notifyLogs(tx: LocalTx, level: Commitment): void {
     const value = { context: { slot: tx.slot }, value: { signature: tx.signature, err: tx.meta.err, logs: tx.meta.logMessages } };
     let json: string | undefined;
     const out = (sub: Subscription) => this.send(sub, (json ??= stringifyJson(value)));
     if (this.logsAll.size) {
       const vote = isVote(tx);
-      for (const sub of this.logsAll) if (sub.spec.kind === 'logs' && (sub.spec.votes || !vote)) out(sub);
+      for (const sub of this.logsAll) if (sub.spec.kind === 'logs' && at(sub, level) && (sub.spec.votes || !vote)) out(sub);
     }
     if (this.logsByKey.size) {
       for (const key of new Set(allKeys(tx))) {
         const subs = this.logsByKey.get(key);
-        if (subs) for (const sub of subs) out(sub);
+        if (subs) for (const sub of subs) if (at(sub, level)) out(sub);
       }
     }
   }
 
-  private notifyAccounts(block: LocalBlock): void {
+  private notifyAccounts(block: LocalBlock, level: Commitment): void {
     const written = new Set<string>();
     for (const tx of block.transactions) for (const k of storedKeys(tx)) written.add(k);
     const context = { slot: block.slot };
     for (const address of written) {
       const accSubs = this.byAccount.get(address);
-      const acc = accSubs || this.byProgram.size ? this.chain.getAccount(address) : null;
+      const acc = accSubs || this.byProgram.size ? this.chain.accountAtSlot(address, block.slot) : null;
       if (accSubs) {
         const rendered = new Map<string, string>();
         for (const sub of accSubs) {
-          if (sub.spec.kind !== 'account') continue;
+          if (sub.spec.kind !== 'account' || sub.spec.commitment !== level) continue;
           const o = sub.spec.opts;
           const key = optsKey(o);
           let json = rendered.get(key);
           if (json === undefined) {
-            const value = acc ? this.render(acc, o) : { ...this.render(CLOSED_ACCOUNT, o), rentEpoch: 0 };
+            const value = acc ? this.render(acc, o, block.slot) : { ...this.render(CLOSED_ACCOUNT, o, block.slot), rentEpoch: 0 };
             rendered.set(key, (json = stringifyJson({ context, value })));
           }
           this.send(sub, json);
@@ -240,11 +255,11 @@ export class PubSubHub {
       const progSubs = acc && this.byProgram.get(acc.owner);
       if (acc && progSubs) {
         for (const sub of progSubs) {
-          if (sub.spec.kind !== 'program' || !sub.spec.filters.every((f) => filterAllows(f, acc.data))) continue;
+          if (sub.spec.kind !== 'program' || sub.spec.commitment !== level || !sub.spec.filters.every((f) => filterAllows(f, acc.data))) continue;
           const o = sub.spec.opts;
           const keyed = o.encoding === 'jsonParsed' && TOKEN_PROGRAMS.has(acc.owner)
-            ? keyedAccounts(this.chain, acc.owner, [[address, acc]], o)[0]
-            : { pubkey: address, account: this.render(acc, o) };
+            ? keyedAccounts(this.reader(block.slot), acc.owner, [[address, acc]], o)[0]
+            : { pubkey: address, account: this.render(acc, o, block.slot) };
           if (keyed) this.send(sub, stringifyJson({ context, value: keyed }));
         }
       }
@@ -255,8 +270,13 @@ export class PubSubHub {
    * `UiAccount::encode` as the subscriptions use it: no 128-byte limit on base58 (that check is the HTTP methods');
    * token-program accounts parsed under `jsonParsed`.
    */
-  private render(acc: LocalAccount, o: AccountOpts) {
-    return o.encoding === 'jsonParsed' ? renderAccount(this.chain, acc, o)! : accountJson(acc, o.encoding, o.slice)!;
+  private render(acc: LocalAccount, o: AccountOpts, slot: number) {
+    return o.encoding === 'jsonParsed' ? renderAccount(this.reader(slot), acc, o)! : accountJson(acc, o.encoding, o.slice)!;
+  }
+
+  /** Reads accounts (a token account's mint) at the end of `slot`. */
+  private reader(slot: number) {
+    return (address: string) => this.chain.accountAtSlot(address, slot);
   }
 
   private notifyBlock(sub: Subscription, block: LocalBlock): void {

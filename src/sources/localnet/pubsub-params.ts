@@ -1,29 +1,31 @@
 /**
  * Parameters of the localnet's PubSub (WebSocket) methods, parsed as agave's `rpc_pubsub.rs` does: an invalid key or
  * signature is -32602 "Invalid Request: Invalid pubkey provided" (signature, mentions, …), `logsSubscribe` mentions
- * exactly one address, `blockSubscribe` refuses a commitment below `confirmed`; the account, encoding, dataSlice and
- * filter parts reuse the HTTP methods' parsers (`rpc-accounts.ts`, `rpc-params.ts`).
+ * exactly one address, `blockSubscribe` refuses a commitment below `confirmed`, `commitment` defaults to finalized;
+ * the account, encoding, dataSlice and filter parts reuse the HTTP methods' parsers (`rpc-accounts.ts`,
+ * `rpc-params.ts`).
  */
 import { isAddress, isSignature } from '../../core/encoding.js';
 import { accountOpts, parseFilters, type AccountFilter, type AccountOpts } from './rpc-accounts.js';
+import type { Commitment } from './commitment.js';
 import type { TransactionDetails, TxEncoding } from './rpc-encode.js';
 import {
-  RpcError, boolOpt, commitmentOpt, configParam, invalidParam, invalidParams, jsonType, maxVersionOpt, requireArgs, slotParam,
-  txEncodingOpt,
+  RpcError, boolOpt, configParam, confirmedLevelOpt, invalidParam, invalidParams, jsonType, levelOpt, maxVersionOpt, requireArgs,
+  slotParam, txEncodingOpt,
 } from './rpc-params.js';
 
-/** What one subscription watches (its kind and the options it was made with). */
+/** What one subscription watches (its kind and the options it was made with); `commitment`: the level notified. */
 export type SubscriptionSpec =
-  | { kind: 'account'; address: string; opts: AccountOpts }
-  | { kind: 'program'; program: string; opts: AccountOpts; filters: AccountFilter[] }
-  | { kind: 'signature'; signature: string; received: boolean }
+  | { kind: 'account'; address: string; opts: AccountOpts; commitment: Commitment }
+  | { kind: 'program'; program: string; opts: AccountOpts; filters: AccountFilter[]; commitment: Commitment }
+  | { kind: 'signature'; signature: string; received: boolean; commitment: Commitment }
   /** `mentions` null: every transaction (`votes`: vote transactions too). */
-  | { kind: 'logs'; mentions: string | null; votes: boolean }
+  | { kind: 'logs'; mentions: string | null; votes: boolean; commitment: Commitment }
   | { kind: 'slot' }
   | { kind: 'root' }
   | {
       kind: 'block'; mentions: string | null; encoding: TxEncoding; details: TransactionDetails; rewards: boolean;
-      maxVersion: number | undefined;
+      maxVersion: number | undefined; commitment: Commitment;
     };
 
 export type SubscriptionKind = SubscriptionSpec['kind'];
@@ -78,7 +80,8 @@ export function parseSubscribe(method: string, p: unknown[]): SubscriptionSpec {
     case 'accountSubscribe': {
       requireArgs(p, 1);
       const address = keyParam(p[0], 'pubkey');
-      return { kind: 'account', address, opts: accountOpts(configParam(p[1])) };
+      const cfg = configParam(p[1]);
+      return { kind: 'account', address, opts: accountOpts(cfg), commitment: levelOpt(cfg) };
     }
     case 'programSubscribe': {
       requireArgs(p, 1);
@@ -86,20 +89,19 @@ export function parseSubscribe(method: string, p: unknown[]): SubscriptionSpec {
       const cfg = configParam(p[1]);
       const filters = parseFilters(cfg.filters);
       boolOpt(cfg.withContext, false, 'withContext');
-      return { kind: 'program', program, opts: accountOpts(cfg), filters };
+      return { kind: 'program', program, opts: accountOpts(cfg), filters, commitment: levelOpt(cfg) };
     }
     case 'signatureSubscribe': {
       requireArgs(p, 1);
       const signature = keyParam(p[0], 'signature', isSignature);
       const cfg = configParam(p[1]);
-      commitmentOpt(cfg.commitment);
-      return { kind: 'signature', signature, received: boolOpt(cfg.enableReceivedNotification, false, 'enableReceivedNotification') };
+      const commitment = levelOpt(cfg);
+      return { kind: 'signature', signature, received: boolOpt(cfg.enableReceivedNotification, false, 'enableReceivedNotification'), commitment };
     }
     case 'logsSubscribe': {
       requireArgs(p, 1);
       const filter = logsFilter(p[0]);
-      commitmentOpt(configParam(p[1]).commitment);
-      return { kind: 'logs', ...filter };
+      return { kind: 'logs', ...filter, commitment: levelOpt(configParam(p[1])) };
     }
     case 'slotSubscribe':
       noParams(p);
@@ -111,15 +113,14 @@ export function parseSubscribe(method: string, p: unknown[]): SubscriptionSpec {
       requireArgs(p, 1);
       const mentions = blockFilter(p[0]);
       const cfg = configParam(p[1]);
-      const commitment = commitmentOpt(cfg.commitment);
-      if (commitment === 'processed' || commitment === 'recent') throw invalidParam('Method does not support commitment below `confirmed`');
+      const commitment = confirmedLevelOpt(cfg);
       const details = cfg.transactionDetails ?? 'full';
       if (typeof details !== 'string' || !DETAILS.includes(details)) {
         throw invalidParams(`unknown variant \`${String(details)}\`, expected one of \`full\`, \`signatures\`, \`none\`, \`accounts\`.`);
       }
       return {
         kind: 'block', mentions, encoding: txEncodingOpt(cfg.encoding, 'base64'), details: details as TransactionDetails,
-        rewards: boolOpt(cfg.showRewards, false, 'showRewards'), maxVersion: maxVersionOpt(cfg.maxSupportedTransactionVersion),
+        rewards: boolOpt(cfg.showRewards, false, 'showRewards'), maxVersion: maxVersionOpt(cfg.maxSupportedTransactionVersion), commitment,
       };
     }
     default:

@@ -5,7 +5,6 @@
  */
 import { base58ToBytes, bytesToBase58 } from '../../core/encoding.js';
 import { TOKEN_PROGRAM, TOKEN_PROGRAMS } from '../../core/programs.js';
-import type { LocalChain } from './chain.js';
 import { accountJson, type AccountEncoding } from './rpc-encode.js';
 import {
   RpcError, accountEncodingOpt, commitmentOpt, dataSliceOpt, invalidParam, invalidParams, jsonType, slotParam, u64, type DataSlice,
@@ -19,6 +18,9 @@ export const MAX_FILTERS = 4;
 const MAX_DATA_SIZE = 128;
 const MAX_DATA_BASE58_SIZE = 175;
 const MAX_DATA_BASE64_SIZE = 172;
+
+/** Reads an account's state (at the commitment of the request: `LocalChain.accountReader`). */
+export type AccountRead = (address: string) => LocalAccount | null;
 
 export interface AccountOpts {
   encoding: AccountEncoding;
@@ -43,11 +45,11 @@ export function encodeAccount(acc: LocalAccount, o: AccountOpts) {
 }
 
 /** Reads mints for token accounts' decimals, once per mint per request. */
-function decimalsReader(chain: LocalChain): (mint: string) => number | null {
+function decimalsReader(read: AccountRead): (mint: string) => number | null {
   const cache = new Map<string, number | null>();
   return (mint) => {
     let d = cache.get(mint);
-    if (d === undefined) cache.set(mint, (d = mintDecimalsOf(mint, (a) => chain.getAccount(a))));
+    if (d === undefined) cache.set(mint, (d = mintDecimalsOf(mint, read)));
     return d;
   };
 }
@@ -63,9 +65,9 @@ function parsedTokenData(acc: LocalAccount, decimals: (mint: string) => number |
  * `get_encoded_account`: a token-program account under `jsonParsed` is parsed with its mint's decimals (falling back
  * to base64 of the whole data, no slice, when it does not parse); anything else goes through `encode_account`.
  */
-export function renderAccount(chain: LocalChain, acc: LocalAccount | null, o: AccountOpts) {
+export function renderAccount(read: AccountRead, acc: LocalAccount | null, o: AccountOpts) {
   if (!acc) return null;
-  if (o.encoding === 'jsonParsed' && TOKEN_PROGRAMS.has(acc.owner)) return accountJson(acc, 'jsonParsed', undefined, parsedTokenData(acc, decimalsReader(chain)));
+  if (o.encoding === 'jsonParsed' && TOKEN_PROGRAMS.has(acc.owner)) return accountJson(acc, 'jsonParsed', undefined, parsedTokenData(acc, decimalsReader(read)));
   return encodeAccount(acc, o);
 }
 
@@ -73,9 +75,9 @@ export function renderAccount(chain: LocalChain, acc: LocalAccount | null, o: Ac
  * `{pubkey, account}` items of a scan. For a token program under `jsonParsed` (`get_parsed_token_accounts`),
  * accounts that do not parse are left out; otherwise every account goes through `encode_account`.
  */
-export function keyedAccounts(chain: LocalChain, program: string, keyed: [string, LocalAccount][], o: AccountOpts) {
+export function keyedAccounts(read: AccountRead, program: string, keyed: [string, LocalAccount][], o: AccountOpts) {
   if (o.encoding === 'jsonParsed' && TOKEN_PROGRAMS.has(program)) {
-    const decimals = decimalsReader(chain);
+    const decimals = decimalsReader(read);
     const out: { pubkey: string; account: unknown }[] = [];
     for (const [pubkey, acc] of keyed) {
       const parsed = parsedTokenData(acc, decimals);
@@ -87,10 +89,10 @@ export function keyedAccounts(chain: LocalChain, program: string, keyed: [string
 }
 
 /** Reads `addresses` and keeps the existing accounts `keep` accepts, sorted by public key bytes (agave's default). */
-export function loadSorted(chain: LocalChain, addresses: string[], keep: (acc: LocalAccount) => boolean, sort = true): [string, LocalAccount][] {
+export function loadSorted(read: AccountRead, addresses: string[], keep: (acc: LocalAccount) => boolean, sort = true): [string, LocalAccount][] {
   const out: [string, LocalAccount][] = [];
   for (const a of addresses) {
-    const acc = chain.getAccount(a);
+    const acc = read(a);
     if (acc && keep(acc)) out.push([a, acc]);
   }
   if (!sort) return out;

@@ -4,13 +4,14 @@
  * (u64 values such as a faucet balance or `rentEpoch` exceed 2^53, and the real RPC emits them as numbers).
  */
 import { bytesToBase58, bytesToBase64 } from '../../core/encoding.js';
+import { parsedInnerJson, parsedTransactionJson } from './rpc-parsed-tx.js';
 import { zstdCompress } from './zstd.js';
 import type {
   LocalAccount, LocalBlock, LocalInnerInstructions, LocalInstruction, LocalReturnData, LocalSimulation,
   LocalTokenBalance, LocalTx,
 } from './types.js';
 
-export type TxEncoding = 'json' | 'base64' | 'base58';
+export type TxEncoding = 'json' | 'jsonParsed' | 'base64' | 'base58';
 export type TransactionDetails = 'full' | 'signatures' | 'none' | 'accounts';
 
 const BIGINT_MARK = '\u0000bigint:';
@@ -49,8 +50,12 @@ function tokenBalanceJson(b: LocalTokenBalance) {
   return { accountIndex: b.accountIndex, mint: b.mint, owner: b.owner, programId: b.programId, uiTokenAmount: uiTokenAmount(b.amount, b.decimals) };
 }
 
-/** The `meta` object (UiTransactionStatusMeta); `verbose: false` is the `transactionDetails: "accounts"` subset. */
-export function metaJson(tx: LocalTx, verbose = true): Record<string, unknown> {
+/**
+ * The `meta` object (UiTransactionStatusMeta); `verbose: false` is the `transactionDetails: "accounts"` subset;
+ * `parsed` (the `jsonParsed` encoding): inner instructions parsed (`rpc-parsed-tx.ts`), no `loadedAddresses` (the
+ * account keys carry them).
+ */
+export function metaJson(tx: LocalTx, verbose = true, parsed = false): Record<string, unknown> {
   const m = tx.meta;
   const meta: Record<string, unknown> = {
     err: m.err,
@@ -60,14 +65,14 @@ export function metaJson(tx: LocalTx, verbose = true): Record<string, unknown> {
     postBalances: m.postBalances,
   };
   if (verbose) {
-    meta.innerInstructions = innerJson(m.innerInstructions);
+    meta.innerInstructions = parsed ? parsedInnerJson(tx) : innerJson(m.innerInstructions);
     meta.logMessages = m.logMessages;
   }
   meta.preTokenBalances = m.preTokenBalances.map(tokenBalanceJson);
   meta.postTokenBalances = m.postTokenBalances.map(tokenBalanceJson);
   meta.rewards = [];
   if (verbose) {
-    meta.loadedAddresses = tx.loadedAddresses;
+    if (!parsed) meta.loadedAddresses = tx.loadedAddresses;
     meta.computeUnitsConsumed = m.computeUnitsConsumed;
     if (m.returnData) meta.returnData = returnDataJson(m.returnData);
   }
@@ -78,6 +83,7 @@ export function metaJson(tx: LocalTx, verbose = true): Record<string, unknown> {
 export function transactionJson(tx: LocalTx, encoding: TxEncoding): unknown {
   if (encoding === 'base64') return [bytesToBase64(tx.wire), 'base64'];
   if (encoding === 'base58') return [bytesToBase58(tx.wire), 'base58'];
+  if (encoding === 'jsonParsed') return parsedTransactionJson(tx);
   const message: Record<string, unknown> = {
     accountKeys: tx.staticKeys,
     header: tx.header,
@@ -109,12 +115,12 @@ function accountsTransactionJson(tx: LocalTx) {
 export function blockTransactionJson(tx: LocalTx, encoding: TxEncoding, details: 'full' | 'accounts') {
   return details === 'accounts'
     ? { transaction: accountsTransactionJson(tx), meta: metaJson(tx, false), version: tx.version }
-    : { transaction: transactionJson(tx, encoding), meta: metaJson(tx), version: tx.version };
+    : { transaction: transactionJson(tx, encoding), meta: metaJson(tx, true, encoding === 'jsonParsed'), version: tx.version };
 }
 
 /** `getTransaction` result. */
 export function getTransactionJson(tx: LocalTx, encoding: TxEncoding) {
-  return { slot: tx.slot, transaction: transactionJson(tx, encoding), meta: metaJson(tx), version: tx.version, blockTime: tx.blockTime };
+  return { slot: tx.slot, transaction: transactionJson(tx, encoding), meta: metaJson(tx, true, encoding === 'jsonParsed'), version: tx.version, blockTime: tx.blockTime };
 }
 
 /** `getBlock` result. */

@@ -1,6 +1,8 @@
 /**
  * The Solana JSON-RPC methods served by the localnet, with the real wire shapes and error codes.
- * Every commitment level is accepted: a produced block is final at once.
+ * `commitment` is honoured as by agave (default finalized; `commitment.ts`): the slot, block height, blockhash,
+ * blocks, transactions, signatures and account states of the newest block at that level, `context.slot` and
+ * `minContextSlot` included; the block and history methods refuse `processed`.
  */
 import type { LocalChain } from './chain.js';
 import {
@@ -8,8 +10,8 @@ import {
 } from './rpc-encode.js';
 import { accountOpts, renderAccount } from './rpc-accounts.js';
 import {
-  RpcError, SOLANA_CORE_VERSION, accountEncodingOpt, addressParam, boolOpt, commitmentOpt, configParam, context, invalidParam,
-  invalidParams, maxVersionOpt, positional, requireParam, signatureParam, slotParam, txEncodingOpt, u64, unsupportedVersionError,
+  RpcError, SOLANA_CORE_VERSION, accountEncodingOpt, addressParam, boolOpt, configParam, confirmedLevelOpt, context, invalidParam,
+  invalidParams, levelOpt, maxVersionOpt, positional, requireParam, signatureParam, slotParam, txEncodingOpt, u64, unsupportedVersionError,
   wireParam,
 } from './rpc-params.js';
 import { TOKEN_METHODS } from './rpc-token-methods.js';
@@ -35,9 +37,10 @@ function getBlock(p: unknown[], chain: LocalChain): unknown {
   if (!['full', 'signatures', 'none', 'accounts'].includes(details)) throw invalidParams(`unknown transactionDetails ${String(details)}`);
   const rewards = boolOpt(cfg.rewards, true, 'rewards');
   const maxVersion = maxVersionOpt(cfg.maxSupportedTransactionVersion);
+  // A block not yet at the asked level is not available yet, as one not yet produced.
+  if (slot > chain.slotAt(confirmedLevelOpt(cfg))) throw new RpcError(-32004, `Block not available for slot ${slot}`);
   const block = chain.getBlock(slot);
   if (!block) {
-    if (slot > chain.slot) throw new RpcError(-32004, `Block not available for slot ${slot}`);
     if (slot < chain.firstAvailableBlock) {
       throw new RpcError(-32001, `Block cleaned up, does not exist on node. First available block: ${chain.firstAvailableBlock}`);
     }
@@ -52,24 +55,28 @@ function getTransaction(p: unknown[], chain: LocalChain): unknown {
   const cfg = typeof p[1] === 'string' ? { encoding: p[1] } : configParam(p[1]);
   const encoding = txEncodingOpt(cfg.encoding, 'json');
   const maxVersion = maxVersionOpt(cfg.maxSupportedTransactionVersion);
+  const level = confirmedLevelOpt(cfg);
   const tx = chain.getTransaction(sig);
-  if (!tx) return null;
+  if (!tx || tx.slot > chain.slotAt(level)) return null;
   rejectV0([tx], maxVersion);
   return getTransactionJson(tx, encoding);
 }
 
+/** `[start_slot, end_slot?, config?]`: the blocks up to the newest one at the config's level (default finalized). */
 function getBlocks(p: unknown[], chain: LocalChain): number[] {
   const start = slotParam(requireParam(p, 0, 'start_slot'), 'start_slot');
-  const end = p[1] === undefined || p[1] === null || typeof p[1] === 'object' ? chain.slot : slotParam(p[1], 'end_slot');
+  const noEnd = p[1] === undefined || p[1] === null || typeof p[1] === 'object';
+  const tip = chain.slotAt(confirmedLevelOpt(configParam(noEnd ? p[1] : p[2])));
+  const end = noEnd ? tip : slotParam(p[1], 'end_slot');
   if (end - start > MAX_SLOT_RANGE) throw invalidParams(`Slot range too large; max ${MAX_SLOT_RANGE}`);
-  return chain.getBlocks(start, Math.min(end, chain.slot));
+  return chain.getBlocks(start, Math.min(end, tip));
 }
 
 function getBlocksWithLimit(p: unknown[], chain: LocalChain): number[] {
   const start = slotParam(requireParam(p, 0, 'start_slot'), 'start_slot');
   const limit = slotParam(requireParam(p, 1, 'limit'), 'limit');
   if (limit > MAX_SLOT_RANGE) throw invalidParams(`Limit too large; max ${MAX_SLOT_RANGE}`);
-  return chain.getBlocks(start, chain.slot, limit);
+  return chain.getBlocks(start, chain.slotAt(confirmedLevelOpt(configParam(p[2]))), limit);
 }
 
 function sendTransaction(p: unknown[], chain: LocalChain): string {
@@ -121,8 +128,8 @@ function simulateTransaction(p: unknown[], chain: LocalChain): unknown {
 
 /**
  * Newest first, strictly older than `before` and newer than `until` (any ledger signature; an unknown `before` gives
- * [], an unknown `until` no stop), over the whole ledger. Every block is final, so `confirmationStatus` is
- * `finalized`; a commitment below `confirmed` is refused as by agave.
+ * [], an unknown `until` no stop), over the whole ledger up to the newest block at the asked level (default
+ * finalized), each with the level its block has reached; a commitment below `confirmed` is refused as by agave.
  */
 function getSignaturesForAddress(p: unknown[], chain: LocalChain): unknown {
   const address = addressParam(requireParam(p, 0, 'address'));
@@ -131,11 +138,10 @@ function getSignaturesForAddress(p: unknown[], chain: LocalChain): unknown {
   const before = cfg.before === undefined || cfg.before === null ? undefined : signatureParam(cfg.before);
   const until = cfg.until === undefined || cfg.until === null ? undefined : signatureParam(cfg.until);
   if (limit < 1 || limit > 1000) throw invalidParam('Invalid limit; max 1000');
-  const commitment = commitmentOpt(cfg.commitment);
-  if (commitment === 'processed' || commitment === 'recent') throw invalidParam('Method does not support commitment below `confirmed`');
-  context(chain, cfg);
-  return chain.getSignaturesForAddress(address, { before, until, limit }).map((tx) => ({
-    blockTime: tx.blockTime, confirmationStatus: 'finalized', err: tx.meta.err, memo: tx.memo, signature: tx.signature, slot: tx.slot,
+  const level = confirmedLevelOpt(cfg);
+  context(chain, cfg, level);
+  return chain.getSignaturesForAddress(address, { before, until, limit, maxSlot: chain.slotAt(level) }).map((tx) => ({
+    blockTime: tx.blockTime, confirmationStatus: chain.levelOf(tx.slot), err: tx.meta.err, memo: tx.memo, signature: tx.signature, slot: tx.slot,
   }));
 }
 
@@ -147,22 +153,31 @@ function getSignatureStatuses(p: unknown[], chain: LocalChain): unknown {
     const tx = chain.getTransaction(signatureParam(s));
     if (!tx) return null;
     const err = tx.meta.err;
-    return { confirmationStatus: 'finalized', confirmations: null, err, slot: tx.slot, status: err === null ? { Ok: null } : { Err: err } };
+    const level = chain.levelOf(tx.slot);
+    // agave: null once rooted, else how many blocks the cluster built on the transaction's block so far.
+    const confirmations = level === 'finalized' ? null : chain.blocksAfter(tx.slot);
+    return { confirmationStatus: level, confirmations, err, slot: tx.slot, status: err === null ? { Ok: null } : { Err: err } };
   });
-  return { context: context(chain), value };
+  // Statuses are those of every produced block (the processed bank), whatever the commitment.
+  return { context: context(chain, {}, 'processed'), value };
 }
 
 export const METHODS: Record<string, RpcHandler> = {
-  getSlot: (p, c) => (context(c, configParam(p[0])), c.slot),
-  getBlockHeight: (p, c) => (context(c, configParam(p[0])), c.blockHeight),
+  getSlot: (p, c) => context(c, configParam(p[0])).slot,
+  getBlockHeight: (p, c) => {
+    const cfg = configParam(p[0]);
+    context(c, cfg);
+    return c.blockAt(levelOpt(cfg)).blockHeight;
+  },
   getBlock,
   getBlocks,
   getBlocksWithLimit,
   getBlockTime: (p, c) => {
     const slot = slotParam(requireParam(p, 0, 'slot'));
+    // agave answers from confirmed blocks.
+    if (slot > c.slotAt('confirmed')) throw new RpcError(-32004, `Block not available for slot ${slot}`);
     const b = c.getBlock(slot);
     if (b) return b.blockTime;
-    if (slot > c.slot) throw new RpcError(-32004, `Block not available for slot ${slot}`);
     throw new RpcError(-32007, `Slot ${slot} was skipped, or missing due to ledger jump to recent snapshot`);
   },
   getTransaction,
@@ -172,7 +187,8 @@ export const METHODS: Record<string, RpcHandler> = {
     const address = addressParam(requireParam(p, 0, 'address'));
     const cfg = configParam(p[1]);
     const o = accountOpts(cfg);
-    return { context: context(c, cfg), value: renderAccount(c, c.getAccount(address), o) };
+    const read = c.accountReader(levelOpt(cfg));
+    return { context: context(c, cfg), value: renderAccount(read, read(address), o) };
   },
   getMultipleAccounts: (p, c) => {
     const addrs = requireParam(p, 0, 'addresses');
@@ -181,19 +197,25 @@ export const METHODS: Record<string, RpcHandler> = {
     const cfg = configParam(p[1]);
     const o = accountOpts(cfg, 'base64');
     const keys = addrs.map(addressParam);
-    return { context: context(c, cfg), value: keys.map((a) => renderAccount(c, c.getAccount(a), o)) };
+    const read = c.accountReader(levelOpt(cfg));
+    return { context: context(c, cfg), value: keys.map((a) => renderAccount(read, read(a), o)) };
   },
   getBalance: (p, c) => {
     const address = addressParam(requireParam(p, 0, 'address'));
-    return { context: context(c, configParam(p[1])), value: c.getBalance(address) };
+    const cfg = configParam(p[1]);
+    return { context: context(c, cfg), value: c.accountReader(levelOpt(cfg))(address)?.lamports ?? 0n };
   },
   getSignaturesForAddress,
   getSignatureStatuses,
-  getLatestBlockhash: (p, c) => ({ context: context(c, configParam(p[0])), value: c.latestBlockhash() }),
+  getLatestBlockhash: (p, c) => {
+    const cfg = configParam(p[0]);
+    return { context: context(c, cfg), value: c.latestBlockhash(levelOpt(cfg)) };
+  },
   isBlockhashValid: (p, c) => {
     const hash = requireParam(p, 0, 'blockhash');
     if (!isAddress(hash)) throw new RpcError(-32602, 'Invalid param: Invalid');
-    return { context: context(c, configParam(p[1])), value: c.isBlockhashValid(hash) };
+    const cfg = configParam(p[1]);
+    return { context: context(c, cfg), value: c.isBlockhashValid(hash, levelOpt(cfg)) };
   },
   getGenesisHash: (_p, c) => c.genesisHash,
   getVersion: () => ({ 'feature-set': 3294202862, 'solana-core': SOLANA_CORE_VERSION }),
@@ -209,8 +231,16 @@ export const METHODS: Record<string, RpcHandler> = {
     }
   },
   getFirstAvailableBlock: (_p, c) => c.firstAvailableBlock,
-  getEpochInfo: (p, c) => (context(c, configParam(p[0])), c.epochInfo()),
-  getTransactionCount: (p, c) => (context(c, configParam(p[0])), c.transactionCount),
+  getEpochInfo: (p, c) => {
+    const cfg = configParam(p[0]);
+    context(c, cfg);
+    return c.epochInfo(levelOpt(cfg));
+  },
+  getTransactionCount: (p, c) => {
+    const cfg = configParam(p[0]);
+    context(c, cfg);
+    return c.transactionCountAt(levelOpt(cfg));
+  },
   ...TOKEN_METHODS,
 };
 

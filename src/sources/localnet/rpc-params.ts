@@ -4,6 +4,7 @@
  */
 import { base58ToBytes, base64ToBytes, isAddress, isSignature } from '../../core/encoding.js';
 import type { LocalChain } from './chain.js';
+import { commitmentLevel, type Commitment } from './commitment.js';
 import type { AccountEncoding, TxEncoding } from './rpc-encode.js';
 
 /** Reported by `getVersion` and in `context.apiVersion`. */
@@ -25,12 +26,16 @@ export const invalidParams = (detail: string) => new RpcError(-32602, `Invalid p
 /** A -32602 error whose message is exactly `message` (agave's `Error::invalid_params(message)`). */
 export const invalidParam = (message: string) => new RpcError(-32602, message);
 
-/** The response `context` (`{apiVersion, slot}`), after the `minContextSlot` check (-32016). */
-export function context(chain: LocalChain, cfg: Record<string, unknown> = {}) {
-  if (cfg.minContextSlot !== undefined && cfg.minContextSlot !== null && slotParam(cfg.minContextSlot, 'minContextSlot') > chain.slot) {
-    throw new RpcError(-32016, 'Minimum context slot has not been reached', { contextSlot: chain.slot });
+/**
+ * The response `context` (`{apiVersion, slot}`): the slot of the newest block at `level` (by default the config's
+ * `commitment`, finalized when absent), after the `minContextSlot` check against it (-32016).
+ */
+export function context(chain: LocalChain, cfg: Record<string, unknown> = {}, level: Commitment = levelOpt(cfg)) {
+  const slot = chain.slotAt(level);
+  if (cfg.minContextSlot !== undefined && cfg.minContextSlot !== null && slotParam(cfg.minContextSlot, 'minContextSlot') > slot) {
+    throw new RpcError(-32016, 'Minimum context slot has not been reached', { contextSlot: slot });
   }
-  return { apiVersion: SOLANA_CORE_VERSION, slot: chain.slot };
+  return { apiVersion: SOLANA_CORE_VERSION, slot };
 }
 
 /** `jsonrpc-derive`'s check of the required positional parameters. */
@@ -40,13 +45,25 @@ export function requireArgs(params: unknown[], n: number): void {
 
 const COMMITMENTS = ['processed', 'confirmed', 'finalized', 'recent', 'single', 'singleGossip', 'root', 'max'];
 
-/** `commitment` (every level answers from the same, final state on the localnet); returns it or undefined. */
+/** `commitment` (a level or one of agave's deprecated aliases); returns it or undefined. */
 export function commitmentOpt(v: unknown): string | undefined {
   if (v === undefined || v === null) return undefined;
   if (typeof v !== 'string' || !COMMITMENTS.includes(v)) {
     throw invalidParams(`unknown variant \`${String(v)}\`, expected one of \`processed\`, \`confirmed\`, \`finalized\`.`);
   }
   return v;
+}
+
+/** The level `cfg.commitment` asks for (agave's default when absent: finalized). */
+export function levelOpt(cfg: Record<string, unknown>): Commitment {
+  return commitmentLevel(commitmentOpt(cfg.commitment));
+}
+
+/** The level of a method that serves only confirmed and finalized data (block and history methods). */
+export function confirmedLevelOpt(cfg: Record<string, unknown>): 'confirmed' | 'finalized' {
+  const level = levelOpt(cfg);
+  if (level === 'processed') throw invalidParam('Method does not support commitment below `confirmed`');
+  return level;
 }
 
 /** Positional params; named (object) params are not part of the Solana API. */
@@ -118,8 +135,7 @@ export function boolOpt(v: unknown, dflt: boolean, what: string): boolean {
 
 export function txEncodingOpt(v: unknown, dflt: TxEncoding): TxEncoding {
   if (v === undefined || v === null) return dflt;
-  if (v === 'json' || v === 'base64' || v === 'base58') return v;
-  if (v === 'jsonParsed') throw invalidParams('jsonParsed encoding is not supported by the localnet; use json or base64');
+  if (v === 'json' || v === 'jsonParsed' || v === 'base64' || v === 'base58') return v;
   if (v === 'binary') return 'base58';
   throw invalidParams(`unknown variant \`${String(v)}\`, expected one of \`binary\`, \`base64\`, \`base58\`, \`json\`, \`jsonParsed\``);
 }

@@ -2,16 +2,18 @@
  * The account-scan and token methods of the localnet's JSON-RPC, answered from the chain's account indexes
  * (`account-index.ts`) with agave's shapes, defaults and errors (rpc.rs, parsed_token_accounts.rs):
  * getProgramAccounts, getTokenAccountsByOwner, getTokenAccountsByDelegate, getTokenAccountBalance, getTokenSupply,
- * getTokenLargestAccounts.
+ * getTokenLargestAccounts. States are read at the request's commitment; the indexes follow the newest state, so a
+ * scan at confirmed or finalized also weighs the accounts written since that level's block (`candidatesAt`).
  */
 import { base58ToBytes, bytesToBase58 } from '../../core/encoding.js';
 import { NATIVE_MINT, TOKEN_2022_PROGRAM, TOKEN_PROGRAM, TOKEN_PROGRAMS } from '../../core/programs.js';
 import type { LocalChain } from './chain.js';
+import type { Commitment } from './commitment.js';
 import {
-  accountOpts, filterAllows, keyedAccounts, loadSorted, parseFilters, type AccountFilter,
+  accountOpts, filterAllows, keyedAccounts, loadSorted, parseFilters, type AccountFilter, type AccountRead,
 } from './rpc-accounts.js';
 import {
-  addressParam, boolOpt, commitmentOpt, configParam, context, invalidParam, invalidParams, jsonType, requireArgs,
+  addressParam, boolOpt, configParam, context, invalidParam, invalidParams, jsonType, levelOpt, requireArgs,
 } from './rpc-params.js';
 import { TOKEN_ACCOUNT_LEN, isTokenAccountData, uiAmount, unpackMint, unpackTokenAccount } from './token-parse.js';
 import type { LocalAccount } from './types.js';
@@ -44,6 +46,16 @@ function pinnedTokenKey(program: string, filters: AccountFilter[], offset: numbe
   return key;
 }
 
+/**
+ * The indexes' candidates plus the accounts written after the newest block at `level`: one given another owner,
+ * mint or delegate since (or closed) is in the indexes under its new keys only. Every candidate is then read at
+ * `level` and filtered, so the answer is that block's.
+ */
+function candidatesAt(chain: LocalChain, level: Commitment, indexed: string[]): string[] {
+  const since = chain.accountsWrittenAfter(level);
+  return since.length ? [...new Set([...indexed, ...since])] : indexed;
+}
+
 const getProgramAccounts: Handler = (p, chain) => {
   requireArgs(p, 1);
   const program = addressParam(p[0]);
@@ -53,6 +65,8 @@ const getProgramAccounts: Handler = (p, chain) => {
   const sort = boolOpt(cfg.sortResults, true, 'sortResults');
   const o = accountOpts(cfg);
   const ctx = context(chain, cfg);
+  const level = levelOpt(cfg);
+  const read = chain.accountReader(level);
   const all = [...filters];
   let candidates: string[];
   const owner = pinnedTokenKey(program, filters, SPL_TOKEN_ACCOUNT_OWNER_OFFSET);
@@ -67,8 +81,8 @@ const getProgramAccounts: Handler = (p, chain) => {
   } else {
     candidates = chain.accounts.programAccounts(program);
   }
-  const keyed = loadSorted(chain, candidates, (acc) => acc.owner === program && all.every((f) => filterAllows(f, acc.data)), sort);
-  const value = keyedAccounts(chain, program, keyed, o);
+  const keyed = loadSorted(read, candidatesAt(chain, level, candidates), (acc) => acc.owner === program && all.every((f) => filterAllows(f, acc.data)), sort);
+  const value = keyedAccounts(read, program, keyed, o);
   return withContext ? { context: ctx, value } : value;
 };
 
@@ -88,9 +102,9 @@ function tokenFilterParam(v: unknown): { mint: string } | { programId: string } 
 }
 
 /** `get_mint_owner_and_additional_data`: the mint's owner program and decimals (the native mint needs no account). */
-function mintOwnerAndDecimals(chain: LocalChain, mint: string): { owner: string; decimals: number } {
+function mintOwnerAndDecimals(read: AccountRead, mint: string): { owner: string; decimals: number } {
   if (mint === NATIVE_MINT) return { owner: TOKEN_PROGRAM, decimals: 9 };
-  const acc = chain.getAccount(mint);
+  const acc = read(mint);
   if (!acc) throw invalidParam('Invalid param: could not find mint');
   const m = unpackMint(acc.data);
   if (!m) throw invalidParam('Invalid param: Token mint could not be unpacked');
@@ -98,9 +112,9 @@ function mintOwnerAndDecimals(chain: LocalChain, mint: string): { owner: string;
 }
 
 /** `get_token_program_id_and_mint`. */
-function tokenProgramAndMint(chain: LocalChain, f: { mint: string } | { programId: string }): { program: string; mint?: string } {
+function tokenProgramAndMint(read: AccountRead, f: { mint: string } | { programId: string }): { program: string; mint?: string } {
   if ('mint' in f) {
-    const { owner } = mintOwnerAndDecimals(chain, f.mint);
+    const { owner } = mintOwnerAndDecimals(read, f.mint);
     if (!TOKEN_PROGRAMS.has(owner)) throw invalidParam('Invalid param: not a Token mint');
     return { program: owner, mint: f.mint };
   }
@@ -117,8 +131,11 @@ function tokenAccountsBy(by: 'owner' | 'delegate'): Handler {
     const cfg = configParam(p[2]);
     const o = accountOpts(cfg);
     const ctx = context(chain, cfg);
-    const { program, mint } = tokenProgramAndMint(chain, filter);
-    const candidates = by === 'owner' ? chain.accounts.tokenAccountsByOwner(who) : chain.accounts.tokenAccountsByDelegate(who);
+    const level = levelOpt(cfg);
+    const read = chain.accountReader(level);
+    const { program, mint } = tokenProgramAndMint(read, filter);
+    const indexed = by === 'owner' ? chain.accounts.tokenAccountsByOwner(who) : chain.accounts.tokenAccountsByDelegate(who);
+    const candidates = candidatesAt(chain, level, indexed);
     const keep = (acc: LocalAccount) => {
       if (acc.owner !== program || !isTokenAccountData(acc.data)) return false;
       // By delegate: the COption tag at 72 is Some and the key at 76 is the delegate (rpc.rs's two memcmp filters).
@@ -126,50 +143,51 @@ function tokenAccountsBy(by: 'owner' | 'delegate'): Handler {
         : acc.data[72] === 1 && acc.data[73] === 0 && acc.data[74] === 0 && acc.data[75] === 0 && keyOf(acc.data, 76) === who;
       return matches && (mint === undefined || keyOf(acc.data, 0) === mint);
     };
-    return { context: ctx, value: keyedAccounts(chain, program, loadSorted(chain, candidates, keep), o) };
+    return { context: ctx, value: keyedAccounts(read, program, loadSorted(read, candidates, keep), o) };
   };
 }
 
-/** The `[address, {commitment}]` params of the balance and supply methods. */
-function accountAndCommitment(p: unknown[]): string {
+/** The `[address, {commitment}]` params of the balance and supply methods: the address, the context, the level and a reader at it. */
+function accountAndCommitment(p: unknown[], chain: LocalChain): { address: string; ctx: ReturnType<typeof context>; level: Commitment; read: AccountRead } {
   requireArgs(p, 1);
   const address = addressParam(p[0]);
-  commitmentOpt(configParam(p[1]).commitment);
-  return address;
+  const cfg = configParam(p[1]);
+  const level = levelOpt(cfg);
+  return { address, ctx: context(chain, cfg), level, read: chain.accountReader(level) };
 }
 
 const getTokenAccountBalance: Handler = (p, chain) => {
-  const address = accountAndCommitment(p);
-  const acc = chain.getAccount(address);
+  const { address, ctx, read } = accountAndCommitment(p, chain);
+  const acc = read(address);
   if (!acc) throw invalidParam('Invalid param: could not find account');
   if (!TOKEN_PROGRAMS.has(acc.owner)) throw invalidParam('Invalid param: not a Token account');
   const t = unpackTokenAccount(acc.data);
   if (!t) throw invalidParam('Invalid param: not a Token account');
-  const { decimals } = mintOwnerAndDecimals(chain, t.mint);
-  return { context: context(chain), value: uiAmount(t.amount, decimals) };
+  const { decimals } = mintOwnerAndDecimals(read, t.mint);
+  return { context: ctx, value: uiAmount(t.amount, decimals) };
 };
 
 const getTokenSupply: Handler = (p, chain) => {
-  const address = accountAndCommitment(p);
-  const acc = chain.getAccount(address);
+  const { address, ctx, read } = accountAndCommitment(p, chain);
+  const acc = read(address);
   if (!acc) throw invalidParam('Invalid param: could not find account');
   if (!TOKEN_PROGRAMS.has(acc.owner)) throw invalidParam('Invalid param: not a Token mint');
   const m = unpackMint(acc.data);
   if (!m) throw invalidParam('Invalid param: mint could not be unpacked');
-  return { context: context(chain), value: uiAmount(m.supply, m.decimals) };
+  return { context: ctx, value: uiAmount(m.supply, m.decimals) };
 };
 
 const getTokenLargestAccounts: Handler = (p, chain) => {
-  const mint = accountAndCommitment(p);
-  const { owner, decimals } = mintOwnerAndDecimals(chain, mint);
+  const { address: mint, ctx, level, read } = accountAndCommitment(p, chain);
+  const { owner, decimals } = mintOwnerAndDecimals(read, mint);
   if (!TOKEN_PROGRAMS.has(owner)) throw invalidParam('Invalid param: not a Token mint');
-  const rows = loadSorted(chain, chain.accounts.tokenAccountsByMint(mint), (acc) =>
+  const rows = loadSorted(read, candidatesAt(chain, level, chain.accounts.tokenAccountsByMint(mint)), (acc) =>
     acc.owner === owner && isTokenAccountData(acc.data) && keyOf(acc.data, 0) === mint, false)
     .map(([address, acc]) => ({ address, key: Buffer.from(base58ToBytes(address)), amount: unpackTokenAccount(acc.data)?.amount ?? 0n }));
   // Largest first; equal amounts by descending public key, as agave's BinaryHeap of (amount, pubkey) yields them.
   rows.sort((a, b) => (a.amount === b.amount ? Buffer.compare(b.key, a.key) : a.amount > b.amount ? -1 : 1));
   return {
-    context: context(chain),
+    context: ctx,
     value: rows.slice(0, NUM_LARGEST_ACCOUNTS).map((r) => ({ address: r.address, ...uiAmount(r.amount, decimals) })),
   };
 };
