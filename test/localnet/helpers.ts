@@ -160,21 +160,26 @@ export interface Landed {
 /**
  * Sends to a manual-slot localnet over its JSON-RPC, each transaction (and airdrop) in a slot of its own:
  * `send` signs with the latest blockhash, sends base64 with skipPreflight (a failing transaction lands, fee
- * charged) and produces the slot.
+ * charged) and produces the slot. The slot reported is the transaction's own: with the slot timer running, the timer
+ * may have produced it first.
  */
 export function localnetSender(net: Localnet) {
   const rpc = jsonRpc(net.url);
+  const landed = (signature: string): Landed => {
+    const produced = net.chain.produceSlot();
+    return { signature, slot: net.chain.getTransaction(signature)?.slot ?? produced!.slot };
+  };
   return {
     rpc,
     async airdrop(to: Address, lamports: bigint): Promise<Landed> {
       const signature = await rpc<string>('requestAirdrop', [to, Number(lamports)]);
-      return { signature, slot: net.chain.produceSlot()!.slot };
+      return landed(signature);
     },
     async send(payer: KeyPairSigner, instructions: Instruction[]): Promise<Landed> {
       const { value } = await rpc<{ value: { blockhash: string; lastValidBlockHeight: number } }>('getLatestBlockhash', []);
       const wire = await buildWireTransaction({ feePayer: payer, instructions, blockhash: value.blockhash, lastValidBlockHeight: value.lastValidBlockHeight });
       const signature = await rpc<string>('sendTransaction', [Buffer.from(wire).toString('base64'), { encoding: 'base64', skipPreflight: true }]);
-      return { signature, slot: net.chain.produceSlot()!.slot };
+      return landed(signature);
     },
     /**
      * The instructions that create SPL Token mint `mint` (rent-exempt, `decimals`, `payer` the mint authority) and
