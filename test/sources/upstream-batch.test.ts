@@ -45,7 +45,7 @@ afterAll(async () => {
   await net?.close();
 });
 
-async function post(body: unknown): Promise<any> {
+async function post(body: object): Promise<any> {
   const r = await ta.app.inject({ method: 'POST', url: '/', headers: { 'x-api-key': ta.key }, payload: body });
   return r.json();
 }

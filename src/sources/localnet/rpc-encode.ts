@@ -5,7 +5,7 @@
  */
 import { bytesToBase58, bytesToBase64 } from '../../core/encoding.js';
 import { parsedInnerJson, parsedTransactionJson } from './rpc-parsed-tx.js';
-import { zstdCompress } from './zstd.js';
+import { zstdCompress } from '../../core/zstd.js';
 import type {
   LocalAccount, LocalBlock, LocalInnerInstructions, LocalInstruction, LocalReturnData, LocalSimulation,
   LocalTokenBalance, LocalTx,

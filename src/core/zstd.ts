@@ -1,8 +1,8 @@
 /**
- * Zstandard frames for the `base64+zstd` account encoding. Node's zlib has zstd from 22.15 / 23.8 on and is used
- * when present; elsewhere the bytes go into a valid frame of raw (stored) blocks, which every zstd decoder reads
- * back to the same bytes (RFC 8878 §3.1.1: frame header with single-segment content size, `Raw_Block`s of at most
- * 128 KiB, no checksum).
+ * Zstandard frames for the `base64+zstd` encodings (the localnet's accounts, transactionSubscribe). Node's zlib has
+ * zstd from 22.15 / 23.8 on and is used when present; elsewhere the bytes go into a valid frame of raw (stored)
+ * blocks, which every zstd decoder reads back to the same bytes (RFC 8878 §3.1.1: frame header with single-segment
+ * content size, `Raw_Block`s of at most 128 KiB, no checksum).
  */
 import * as zlib from 'node:zlib';
 
