@@ -27,7 +27,7 @@ import type { Block } from '../../src/core/model.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { freePort } from '../helpers/net.js';
 import { openWs, until, type WsClient } from '../helpers/ws.js';
-import { localnetSender } from '../localnet/helpers.js';
+import { localnetSender, unzstd } from '../localnet/helpers.js';
 
 const log = pino({ level: 'silent' });
 let net: Localnet;
@@ -136,6 +136,41 @@ describe('accountSubscribe at the index\'s commitment', () => {
     await until('the bridged third', () => notes(c, 'accountNotification', bridged)[2] ?? notes(c, 'accountNotification', bridged)[1]);
     await new Promise((r) => setTimeout(r, 300));
     expect(notes(c, 'accountNotification', local)).toHaveLength(2);
+    c.sock.close();
+  });
+});
+
+describe('transactionSubscribe encodings', () => {
+  it('jsonParsed is the cluster\'s parse; base64+zstd holds the wire bytes; accounts lists each key with its flags', async () => {
+    const Z = await generateKeyPairSigner();
+    const c = await open(ws);
+    const filter = { accountInclude: [Z.address] };
+    call(c, 1, 'transactionSubscribe', [filter, { encoding: 'jsonParsed', transactionDetails: 'full', maxSupportedTransactionVersion: 0 }]);
+    call(c, 2, 'transactionSubscribe', [filter, { encoding: 'base64+zstd', transactionDetails: 'full', maxSupportedTransactionVersion: 0 }]);
+    call(c, 3, 'transactionSubscribe', [filter, { encoding: 'base64', transactionDetails: 'full', maxSupportedTransactionVersion: 0 }]);
+    call(c, 4, 'transactionSubscribe', [filter, { transactionDetails: 'accounts', maxSupportedTransactionVersion: 0 }]);
+    call(c, 5, 'transactionSubscribe', [filter, { encoding: 'binary', transactionDetails: 'full', maxSupportedTransactionVersion: 0 }]);
+    const [parsed, zstd, b64, accounts] = await Promise.all([1, 2, 3, 4].map(async (i) => (await answer(c, i)).result as number));
+    expect((await answer(c, 5)).error.code).toBe(-32602);
+    const t = await sender.send(payer, [getTransferSolInstruction({ source: payer, destination: Z.address, amount: 1_000_000n })]);
+    const got = (sub: number) => until(`notification ${sub}`, () => notes(c, 'transactionNotification', sub)[0]?.params.result);
+    const p = await got(parsed);
+    const node = (await upstream.forward('getTransaction', [t.signature, { encoding: 'jsonParsed', commitment: 'confirmed', maxSupportedTransactionVersion: 0 }], 1, true)).result as any;
+    expect(p.signature).toBe(t.signature);
+    expect(p.transaction.transaction).toEqual(node.transaction);
+    expect(p.transaction.transaction.message.instructions[0].parsed).toMatchObject({ type: 'transfer', info: { destination: Z.address, lamports: 1_000_000 } });
+    expect(p.transaction.meta.fee).toBe(node.meta.fee);
+    const [wire, enc] = (await got(zstd)).transaction.transaction;
+    expect(enc).toBe('base64+zstd');
+    expect(unzstd(Buffer.from(wire, 'base64')).toString('base64')).toBe((await got(b64)).transaction.transaction[0]);
+    const a = (await got(accounts)).transaction;
+    expect(a.transaction.accountKeys).toEqual([
+      { pubkey: payer.address, writable: true, signer: true, source: 'transaction' },
+      { pubkey: Z.address, writable: true, signer: false, source: 'transaction' },
+      { pubkey: '11111111111111111111111111111111', writable: false, signer: false, source: 'transaction' },
+    ]);
+    expect(a.meta.logMessages).toBeUndefined();
+    expect(a.meta.postBalances).toHaveLength(3);
     c.sock.close();
   });
 });

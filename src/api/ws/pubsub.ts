@@ -22,7 +22,8 @@ import { rpcErrorBody } from '../wire/errors.js';
 import { stringifyRpc } from '../wire/json.js';
 import type { ApiDeps, PubsubOptions } from '../deps.js';
 import { wsClosed, wsConnections, wsNotifications, wsSubscribes } from '../../core/metrics.js';
-import { notificationText, transactionParams } from './transactions.js';
+import { needsParse, notificationText, orderedParsedSender, parsedFetch, transactionParams } from './transactions.js';
+import type { NormalizedTx } from '../../core/model.js';
 import { accountParams } from './accounts.js';
 
 /** agave's PubSub methods. */
@@ -243,8 +244,20 @@ export async function pubsubApi(app: FastifyInstance, deps: ApiDeps, o: PubsubOp
       } catch (e) {
         return refuse(msg.id, -32602, (e as Error).message);
       }
-      return localSubscribe(msg.id, 'transactionSubscribe', (_subId, send) =>
-        transactions.subscribe(parsed.filter, (tx) => send('transactionNotification', notificationText(tx, parsed.options)), parsed.fromSlot, parsed.fromIndex));
+      const options = parsed.options;
+      // jsonParsed with full details is the cluster's own parse of each transaction (every program agave knows).
+      if (needsParse(options) && !deps.upstreamRpc) return refuse(msg.id, -32602, 'Invalid params: encoding jsonParsed needs a cluster RPC (SOLGATE_RPC_UPSTREAM_URL)');
+      const fetch = needsParse(options) ? parsedFetch(deps.upstreamRpc!, deps.indexCommitment ?? 'confirmed') : null;
+      return localSubscribe(msg.id, 'transactionSubscribe', (subId, send) => {
+        const deliver = fetch
+          ? orderedParsedSender(options, fetch, (text) => send('transactionNotification', text), (e) => {
+            local.get(subId)?.cancel();
+            local.delete(subId);
+            reply({ jsonrpc: '2.0', method: 'transactionNotification', params: { subscription: subId, error: { code: -32603, message: e.message } } });
+          })
+          : (tx: NormalizedTx) => send('transactionNotification', notificationText(tx, options));
+        return transactions.subscribe(parsed.filter, deliver, parsed.fromSlot, parsed.fromIndex);
+      });
     }
 
     socket.on('close', () => end());

@@ -17,13 +17,16 @@ import type { Block, NormalizedTx } from '../../core/model.js';
 import { rawTransaction } from '../../webhooks/raw-payload.js';
 import type { TransactionFilter, TransactionHistory } from '../../core/transaction-filter.js';
 import type { Demand } from '../../core/demand.js';
+import type { UpstreamRpc } from '../../core/upstream.js';
 import { stringifyRpc } from '../wire/json.js';
+import { zstdCompress } from '../../core/zstd.js';
+import { isWritable } from '../../core/model.js';
 import { isAddress, isSignature } from '../../core/encoding.js';
 
 export type { TransactionFilter, TransactionHistory } from '../../core/transaction-filter.js';
 
 export interface TransactionOptions {
-  encoding: 'base64' | 'base58' | 'json';
+  encoding: 'base64' | 'base58' | 'base64+zstd' | 'json' | 'jsonParsed';
   transactionDetails: 'full' | 'signatures' | 'accounts' | 'none';
   showRewards: boolean;
 }
@@ -127,18 +130,105 @@ export function notificationText(tx: NormalizedTx, o: TransactionOptions): strin
   return text;
 }
 
-/** The `result` of a transactionNotification. */
+/** The fetcher of a transaction's `jsonParsed` form (the cluster's parse: getTransaction with encoding jsonParsed). */
+export type ParsedFetch = (tx: NormalizedTx) => Promise<{ transaction: unknown; meta: unknown }>;
+
+const parsedTexts = new WeakMap<NormalizedTx, Map<string, Promise<string>>>();
+
+/**
+ * The JSON text of a `jsonParsed` notification with `transactionDetails` `full`: the transaction and meta as the
+ * cluster parses them (every program agave knows), read once per transaction however many subscriptions it goes to.
+ */
+export function parsedNotificationText(tx: NormalizedTx, o: TransactionOptions, fetch: ParsedFetch): Promise<string> {
+  const key = String(o.showRewards);
+  let m = parsedTexts.get(tx);
+  if (!m) parsedTexts.set(tx, (m = new Map()));
+  let text = m.get(key);
+  if (text === undefined) {
+    text = fetch(tx).then((p) => {
+      const meta = p.meta && typeof p.meta === 'object' && !o.showRewards ? { ...(p.meta as Record<string, unknown>), rewards: undefined } : p.meta;
+      return stringifyRpc({ transaction: { transaction: p.transaction, meta, version: tx.version }, signature: tx.signature, slot: tx.slot, transactionIndex: tx.indexInBlock });
+    });
+    text.catch(() => m!.delete(key));
+    m.set(key, text);
+  }
+  return text;
+}
+
+/** The cluster's `jsonParsed` form of an indexed transaction (retried while a node has not caught up with the index). */
+export function parsedFetch(upstream: UpstreamRpc, commitment: 'confirmed' | 'finalized'): ParsedFetch {
+  return async (tx) => {
+    for (let attempt = 0; ; attempt++) {
+      const r = await upstream.forward('getTransaction', [tx.signature, { encoding: 'jsonParsed', commitment, maxSupportedTransactionVersion: 0 }], 0, true);
+      const v = r.result as { transaction: unknown; meta: unknown } | null | undefined;
+      if (v) return v;
+      if (attempt >= 4) throw new Error(`the cluster RPC does not serve transaction ${tx.signature} in jsonParsed${r.error ? ` (${r.error.message})` : ''}`);
+      await new Promise((res) => setTimeout(res, 250 * 2 ** attempt));
+    }
+  };
+}
+
+/** Most parsed notifications one subscription may have waiting for the cluster before it is ended. */
+const MAX_PARSE_BACKLOG = 10_000;
+
+/**
+ * A subscription's sender of `jsonParsed` notifications: each transaction's parse is asked for at once, and the
+ * notifications go out in the order of the transactions. A parse that cannot be had (or a backlog over
+ * MAX_PARSE_BACKLOG) ends the subscription through `fail` rather than skipping a transaction.
+ */
+export function orderedParsedSender(o: TransactionOptions, fetch: ParsedFetch, send: (text: string) => void, fail: (e: Error) => void): (tx: NormalizedTx) => void {
+  let chain: Promise<void> = Promise.resolve();
+  let backlog = 0;
+  let failed = false;
+  return (tx) => {
+    if (failed) return;
+    if (++backlog > MAX_PARSE_BACKLOG) {
+      failed = true;
+      fail(new Error(`more than ${MAX_PARSE_BACKLOG} notifications wait for the cluster's jsonParsed form; subscribe again`));
+      return;
+    }
+    const text = parsedNotificationText(tx, o, fetch);
+    text.catch(() => {});
+    chain = chain.then(async () => {
+      try {
+        if (!failed) send(await text);
+      } catch (e) {
+        if (!failed) fail(e as Error);
+        failed = true;
+      } finally {
+        backlog--;
+      }
+    });
+  };
+}
+
+/** Whether the notification needs the cluster's parse (`jsonParsed` with full details). */
+export const needsParse = (o: TransactionOptions): boolean => o.encoding === 'jsonParsed' && o.transactionDetails === 'full';
+
+/** agave's account list of `transactionDetails` `accounts`: each key with writable, signer and where it came from. */
+function accountList(tx: NormalizedTx): { pubkey: string; writable: boolean; signer: boolean; source: 'transaction' | 'lookupTable' }[] {
+  const signers = tx.header?.numRequiredSignatures ?? 1;
+  return tx.accountKeys.map((pubkey, i) => ({
+    pubkey, writable: isWritable(tx, i) !== false, signer: i < signers, source: i < tx.staticKeyCount ? 'transaction' : 'lookupTable',
+  }));
+}
+
+/** The `result` of a transactionNotification (`jsonParsed` with full details comes from parsedNotificationText). */
 export function transactionNotification(tx: NormalizedTx, o: TransactionOptions): Record<string, unknown> {
   const raw = rawTransaction(tx);
-  const meta = raw.meta ? { ...raw.meta, ...(o.showRewards ? {} : { rewards: undefined }) } : null;
+  let meta: Record<string, unknown> | null = raw.meta ? { ...raw.meta, ...(o.showRewards ? {} : { rewards: undefined }) } : null;
   let transaction: unknown;
   if (o.transactionDetails === 'none') transaction = undefined;
   else if (o.transactionDetails === 'signatures') transaction = { signatures: tx.signatures };
-  else if (o.transactionDetails === 'accounts') transaction = { signatures: tx.signatures, accountKeys: tx.accountKeys };
-  else if (o.encoding === 'json') transaction = raw.transaction;
+  else if (o.transactionDetails === 'accounts') {
+    transaction = { signatures: tx.signatures, accountKeys: accountList(tx) };
+    // agave's meta of an account list: the status, fee and balances, without instructions and logs.
+    if (meta) meta = { ...meta, innerInstructions: undefined, logMessages: undefined, loadedAddresses: undefined, computeUnitsConsumed: undefined };
+  } else if (o.encoding === 'json' || o.encoding === 'jsonParsed') transaction = raw.transaction;
   else {
     const bytes = wireBytes(tx);
-    transaction = [o.encoding === 'base64' ? getBase64Decoder().decode(bytes) : getBase58Decoder().decode(bytes), o.encoding];
+    const text = o.encoding === 'base58' ? getBase58Decoder().decode(bytes) : getBase64Decoder().decode(o.encoding === 'base64+zstd' ? zstdCompress(bytes) : bytes);
+    transaction = [text, o.encoding];
   }
   return {
     transaction: { ...(transaction !== undefined ? { transaction } : {}), meta: o.transactionDetails === 'none' ? undefined : meta, version: tx.version },
@@ -180,7 +270,7 @@ export function transactionParams(params: unknown): { filter: TransactionFilter;
     if (!Number.isSafeInteger(opts.fromTransactionIndex) || (opts.fromTransactionIndex as number) < 0) fail('fromTransactionIndex must be a non-negative integer');
   }
   const encoding = (opts.encoding ?? 'base64') as string;
-  if (!['base64', 'base58', 'json'].includes(encoding)) fail('encoding must be base64, base58 or json');
+  if (!['base64', 'base58', 'base64+zstd', 'json', 'jsonParsed'].includes(encoding)) fail('encoding must be base64, base58, base64+zstd, json or jsonParsed');
   const details = (opts.transactionDetails ?? 'full') as string;
   if (!['full', 'signatures', 'accounts', 'none'].includes(details)) fail('transactionDetails must be full, signatures, accounts or none');
   if ((details === 'full' || details === 'accounts') && opts.maxSupportedTransactionVersion === undefined)
