@@ -175,6 +175,23 @@ describe('transactionSubscribe encodings', () => {
   });
 });
 
+describe('transactionSubscribe at commitment finalized over an index at confirmed', () => {
+  it('sends each transaction once the cluster has finalized its slot', async () => {
+    const F = await generateKeyPairSigner();
+    const c = await open(ws);
+    call(c, 1, 'transactionSubscribe', [{ accountInclude: [F.address] }, { commitment: 'finalized', transactionDetails: 'signatures' }]);
+    call(c, 2, 'transactionSubscribe', [{ accountInclude: [F.address] }, { commitment: 'confirmed', transactionDetails: 'signatures' }]);
+    const [fin, conf] = [(await answer(c, 1)).result, (await answer(c, 2)).result];
+    const t = await sender.send(payer, [getTransferSolInstruction({ source: payer, destination: F.address, amount: 1_000_000n })]);
+    await until('the confirmed one', () => notes(c, 'transactionNotification', conf)[0]);
+    const status = async () => ((await upstream.forward('getSignatureStatuses', [[t.signature]], 1, true)).result as any).value[0]?.confirmationStatus;
+    const n = await until('the finalized one', () => notes(c, 'transactionNotification', fin)[0]);
+    expect(n.params.result.signature).toBe(t.signature);
+    expect(await status()).toBe('finalized');
+    c.sock.close();
+  });
+});
+
 describe('an API-only process (another process ingests)', () => {
   it('serves transactionSubscribe and accountSubscribe from the blocks the index committed, resumes from a slot, and reads nothing while nobody listens', async () => {
     // A second gateway over the same database, without an ingester: it follows the checkpoint the ingester moves.

@@ -24,6 +24,7 @@ import type { ApiDeps, PubsubOptions } from '../deps.js';
 import { wsClosed, wsConnections, wsNotifications, wsSubscribes } from '../../core/metrics.js';
 import { needsParse, notificationText, orderedParsedSender, parsedFetch, transactionParams } from './transactions.js';
 import type { NormalizedTx } from '../../core/model.js';
+import { afterFinality, createFinalityGate, type FinalityGate } from './finality.js';
 import { accountParams } from './accounts.js';
 
 /** agave's PubSub methods. */
@@ -41,6 +42,9 @@ export const WS_CLOSE = {
 } as const;
 
 export async function pubsubApi(app: FastifyInstance, deps: ApiDeps, o: PubsubOptions): Promise<void> {
+  // The cluster's finalized slot, read only while a notification waits for it (shared by every connection).
+  let gate: FinalityGate | null = null;
+  const finality = (): FinalityGate | null => (deps.upstreamRpc ? (gate ??= createFinalityGate(deps.upstreamRpc)) : null);
   await app.register(websocket, { options: { maxPayload: 1024 * 1024 } });
   const authenticate = createAuthenticator(deps.db, 'rpc');
   const perKey = new Map<string, number>();
@@ -248,15 +252,20 @@ export async function pubsubApi(app: FastifyInstance, deps: ApiDeps, o: PubsubOp
       // jsonParsed with full details is the cluster's own parse of each transaction (every program agave knows).
       if (needsParse(options) && !deps.upstreamRpc) return refuse(msg.id, -32602, 'Invalid params: encoding jsonParsed needs a cluster RPC (SOLGATE_RPC_UPSTREAM_URL)');
       const fetch = needsParse(options) ? parsedFetch(deps.upstreamRpc!, deps.indexCommitment ?? 'confirmed') : null;
+      // A commitment stronger than the index's (finalized over confirmed) waits for the cluster to finalize each slot.
+      const gate = parsed.commitment === 'finalized' && deps.indexCommitment !== 'finalized' ? finality() : null;
+      if (parsed.commitment === 'finalized' && deps.indexCommitment !== 'finalized' && !gate)
+        return refuse(msg.id, -32602, 'Invalid params: commitment finalized needs a cluster RPC (SOLGATE_RPC_UPSTREAM_URL)');
       return localSubscribe(msg.id, 'transactionSubscribe', (subId, send) => {
+        const fail = (e: Error) => {
+          local.get(subId)?.cancel();
+          local.delete(subId);
+          reply({ jsonrpc: '2.0', method: 'transactionNotification', params: { subscription: subId, error: { code: -32603, message: e.message } } });
+        };
         const deliver = fetch
-          ? orderedParsedSender(options, fetch, (text) => send('transactionNotification', text), (e) => {
-            local.get(subId)?.cancel();
-            local.delete(subId);
-            reply({ jsonrpc: '2.0', method: 'transactionNotification', params: { subscription: subId, error: { code: -32603, message: e.message } } });
-          })
+          ? orderedParsedSender(options, fetch, (text) => send('transactionNotification', text), fail)
           : (tx: NormalizedTx) => send('transactionNotification', notificationText(tx, options));
-        return transactions.subscribe(parsed.filter, deliver, parsed.fromSlot, parsed.fromIndex);
+        return transactions.subscribe(parsed.filter, gate ? afterFinality(gate, deliver, fail) : deliver, parsed.fromSlot, parsed.fromIndex);
       });
     }
 

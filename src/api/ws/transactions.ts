@@ -241,7 +241,9 @@ export function transactionNotification(tx: NormalizedTx, o: TransactionOptions)
 const MAX_FILTER_ADDRESSES = 50_000;
 
 /** `[filter, options?]` of transactionSubscribe, checked (throws with the -32602 message). */
-export function transactionParams(params: unknown): { filter: TransactionFilter; options: TransactionOptions; fromSlot?: number; fromIndex?: number } {
+export function transactionParams(params: unknown): {
+  filter: TransactionFilter; options: TransactionOptions; commitment: 'processed' | 'confirmed' | 'finalized'; fromSlot?: number; fromIndex?: number;
+} {
   const fail = (m: string): never => {
     throw new Error(`Invalid params: ${m}`);
   };
@@ -283,6 +285,7 @@ export function transactionParams(params: unknown): { filter: TransactionFilter;
       accountInclude: new Set(list('accountInclude')), accountExclude: new Set(list('accountExclude')), accountRequired: list('accountRequired'),
     },
     options: { encoding: encoding as TransactionOptions['encoding'], transactionDetails: details as TransactionOptions['transactionDetails'], showRewards: opts.showRewards === true },
+    commitment: (opts.commitment ?? 'confirmed') as 'processed' | 'confirmed' | 'finalized',
     fromSlot: opts.fromSlot as number | undefined,
     fromIndex: opts.fromTransactionIndex as number | undefined,
   };
