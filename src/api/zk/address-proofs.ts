@@ -8,19 +8,23 @@
  * Photon (src/api/method/get_multiple_new_address_proofs.rs): 1..1000 addresses per request, each with its tree
  * (V1 requests use the V1 address tree amt1…). Unlike Photon, an address that already exists in the tree (or waits
  * in a V2 address queue) is a validation error here rather than a proof that cannot verify on chain.
+ *
+ * The proofs of a request are verified together: the low elements' leaves are hashed in one Poseidon batch per
+ * tree kind, then the paths level by level (`verifyLightProofsBatch`), from the same values and node bytes the
+ * answer is encoded from.
  */
 import { SolgateError } from '../../core/errors.js';
 import {
-  addressToBigint, buildNewAddressProof, emptyAddressTreeProof, initPoseidon, proofNodeIndexes, verifyNewAddressProof,
-  type AddressTreeType, type NewAddressProof,
+  addressToBigint, emptyAddressTreeProof, indexedElementHashes, initPoseidon, proofNodeIndexes, readNewAddressProof, verifyLightProofsBatch,
+  verifyNewAddressProof, type AddressTreeType, type IndexedElement, type NewAddressProof,
 } from '../../proofs/light/index.js';
 import type { Queryable } from '../../store/db.js';
 import { getElementsByValue, getLowElements, getQueuedAddresses } from '../../store/zk/indexed-tree.js';
-import { getStateNodesOfTrees, nodeKey } from '../../store/zk/state-tree.js';
+import { getNodeHashes } from '../../store/zk/state-tree.js';
 import { getTrees } from '../../store/zk/trees.js';
 import { TREE_TYPE, type ZkTreeRow } from '../../store/zk/types.js';
 import { asValidation, validationError } from './errors.js';
-import { checkVerified, nodeLookup, treeShape } from './state-proofs.js';
+import { base58Memo, checkVerified, hashLookup, treeShape, wantNodes } from './state-proofs.js';
 
 /** The V1 address tree that address-only requests (getMultipleNewAddressProofs, `newAddresses`) use. */
 export const V1_ADDRESS_TREE = 'amt1Ayt45jfbdw5YSo7iz6WZxUmnZsQTYXy82hVwyC2';
@@ -70,32 +74,55 @@ export async function loadNewAddressProofs(
     if (existing[i] || addressToBigint(it.address) === 0n) throw validationError(`Address ${it.address} already exists in tree ${it.tree}`);
     if (queued[i]) throw validationError(`Address ${it.address} already exists in the address queue of tree ${it.tree}`);
   });
-  const keys = items.flatMap((it, i) => {
+  const keys = new Map<string, number[]>();
+  items.forEach((it, i) => {
     const low = lows[i];
-    if (!low) return [];
+    if (!low) return;
     const { height } = treeShape(trees.get(it.tree), trees.get(it.tree)!.treeType);
-    return [...proofNodeIndexes(low.leafIndex, height), 1].map((nodeIdx) => ({ tree: it.tree, nodeIdx }));
+    wantNodes(keys, it.tree, [1, ...proofNodeIndexes(low.leafIndex, height)]);
   });
-  const nodes = await getStateNodesOfTrees(q, keys);
-  return items.map((it, i) => {
+  const nodes = await getNodeHashes(q, keys);
+  const b58 = base58Memo();
+  const built = items.map((it, i) => {
     const t = trees.get(it.tree)!;
     const treeType = addressTreeType(t)!;
     const shape = treeShape(t, t.treeType);
     const low = lows[i];
-    const proof = asValidation(() =>
-      low
-        ? buildNewAddressProof({
-            address: it.address,
-            lowElement: { index: low.leafIndex, value: addressToBigint(low.value), nextIndex: low.nextIndex, nextValue: addressToBigint(low.nextValue) },
-            treeType,
-            height: shape.height,
-            lookup: nodeLookup(nodes, it.tree),
-            merkleTree: it.tree,
-            rootSeq: nodes.get(nodeKey(it.tree, 1))?.seq ?? 0,
-          })
-        : emptyTreeProof(treeType, it.address, it.tree, shape.height),
+    if (!low) return { treeType, shape, t, proof: asValidation(() => emptyTreeProof(treeType, it.address, it.tree, shape.height)) };
+    const element: IndexedElement = { index: low.leafIndex, value: addressToBigint(low.value), nextIndex: low.nextIndex, nextValue: addressToBigint(low.nextValue) };
+    const read = asValidation(() =>
+      readNewAddressProof(
+        {
+          address: it.address,
+          lowElement: element,
+          treeType,
+          height: shape.height,
+          lookup: hashLookup(nodes, it.tree),
+          merkleTree: it.tree,
+          rootSeq: nodes.get(it.tree)?.get(1)?.seq ?? 0,
+        },
+        b58,
+      ),
     );
-    checkVerified(verifyNewAddressProof(proof, treeType, shape.height), `address ${it.address}`, { address: it.address, tree: it.tree });
+    return { treeType, shape, t, proof: read.proof, element, siblings: read.siblings, root: read.root };
+  });
+  // Leaf hashes, one batch per tree kind, then every path at once.
+  const leaves: (Uint8Array | undefined)[] = built.map(() => undefined);
+  for (const kind of ['AddressV1', 'AddressV2'] as const) {
+    const at = built.flatMap((b, i) => (b.element && b.treeType === kind ? [i] : []));
+    if (!at.length) continue;
+    const hashes = indexedElementHashes(at.map((i) => built[i].element!), kind);
+    at.forEach((i, k) => (leaves[i] = hashes[k]));
+  }
+  const withPath = built.flatMap((b, i) => (b.element ? [i] : []));
+  const verified = verifyLightProofsBatch(
+    withPath.map((i) => ({ leaf: leaves[i]!, siblings: built[i].siblings!, root: built[i].root!, leafIndex: built[i].element!.index })),
+  );
+  const ok = built.map((b) => (b.element ? false : verifyNewAddressProof(b.proof, b.treeType, b.shape.height)));
+  withPath.forEach((i, k) => (ok[i] = verified[k]));
+  return items.map((it, i) => {
+    const { proof, treeType, t, shape } = built[i];
+    checkVerified(ok[i], `address ${it.address}`, { address: it.address, tree: it.tree });
     return { ...proof, treeType, queue: t.queue, ...shape };
   });
 }

@@ -7,17 +7,19 @@
  * methods prove a hash that is a leaf of its tree; the V2 methods also answer for an account whose leaf is not in
  * the tree yet (a V2 account waiting in its output queue) with the proof of its leaf position and
  * `proveByIndex: true`. `rootSeq` is the sequence number stored with the root node. Queries: accounts, trees,
- * then one query for every node of every proof.
+ * then one query for every node of every proof. The proofs of a request are verified together
+ * (`verifyLightProofsBatch`: shared nodes hashed once, one Poseidon call per level), as the bytes read from the
+ * store, which are then encoded for the answer.
  */
 import { SolgateError } from '../../core/errors.js';
 import { proofsVerified, proofVerificationFailures } from '../../core/metrics.js';
-import { nodeFromBase58 } from '../../proofs/hash.js';
+import { nodeFromBase58, nodeToBase58 } from '../../proofs/hash.js';
 import {
-  buildLightProof, initPoseidon, LIGHT_TREE_HEIGHT, leafNodeIndex, proofNodeIndexes, treeTypeFromCode, verifyLightBuiltProof,
+  initPoseidon, LIGHT_TREE_HEIGHT, leafNodeIndex, proofNodeIndexes, readLightProofNodes, treeTypeFromCode, verifyLightProofsBatch,
 } from '../../proofs/light/index.js';
 import type { Queryable } from '../../store/db.js';
 import { getAccountsByHash } from '../../store/zk/accounts.js';
-import { getStateNodesOfTrees, nodeKey } from '../../store/zk/state-tree.js';
+import { getNodeHashes, nodeKey, type StoredNodeHash } from '../../store/zk/state-tree.js';
 import { getTrees } from '../../store/zk/trees.js';
 import type { TreeTypeCode, ZkAccount, ZkStateNode, ZkTreeRow } from '../../store/zk/types.js';
 import { recordNotFound } from './errors.js';
@@ -57,6 +59,33 @@ export function nodeLookup(nodes: Map<string, ZkStateNode>, tree: string): (n: n
   };
 }
 
+/** Base58 of 32-byte nodes, each distinct node encoded once (proofs of a request share many nodes). */
+export function base58Memo(): (node: Uint8Array) => string {
+  const seen = new Map<string, string>();
+  return (node) => {
+    const key = Buffer.from(node.buffer, node.byteOffset, node.byteLength).toString('latin1');
+    let text = seen.get(key);
+    if (text === undefined) {
+      text = nodeToBase58(node);
+      seen.set(key, text);
+    }
+    return text;
+  };
+}
+
+/** Adds the node indexes `nodeIdxs` of `tree` to the keys of one {@link getNodeHashes} query. */
+export function wantNodes(keys: Map<string, number[]>, tree: string, nodeIdxs: readonly number[]): void {
+  const k = keys.get(tree);
+  if (k === undefined) keys.set(tree, [...nodeIdxs]);
+  else k.push(...nodeIdxs);
+}
+
+/** The stored node lookup of one tree from {@link getNodeHashes}' result, for the proof maths. */
+export function hashLookup(nodes: Map<string, Map<number, StoredNodeHash>>, tree: string): (n: number) => Uint8Array | undefined {
+  const treeNodes = nodes.get(tree);
+  return (n) => treeNodes?.get(n)?.hash;
+}
+
 /** Counts a verified proof, or counts the failure and throws the internal error. */
 export function checkVerified(ok: boolean, what: string, context: Record<string, unknown>): void {
   if (!ok) {
@@ -88,33 +117,35 @@ export async function loadStateProofs(q: Queryable, hashes: readonly string[], o
       throw new SolgateError('INTERNAL', 'Internal server error: stored leaf index outside its tree', { context: { hash: h, leafIndex: account.leafIndex } });
     return { account, ...shape };
   });
-  const keys = plan.flatMap(({ account, height }) =>
-    [leafNodeIndex(account.leafIndex, height), ...proofNodeIndexes(account.leafIndex, height), 1].map((nodeIdx) => ({ tree: account.tree, nodeIdx })),
-  );
-  const nodes = await getStateNodesOfTrees(q, keys);
+  const keys = new Map<string, number[]>();
+  for (const { account, height } of plan) wantNodes(keys, account.tree, [1, leafNodeIndex(account.leafIndex, height), ...proofNodeIndexes(account.leafIndex, height)]);
+  const nodes = await getNodeHashes(q, keys);
+  const b58 = base58Memo();
   let provable = 0;
-  const out = plan.map(({ account, height, rootHistoryCapacity }) => {
-    const built = buildLightProof(account.leafIndex, height, nodeLookup(nodes, account.tree));
-    const proveByIndex = built.hash !== account.hash;
-    if (!proveByIndex) provable++;
-    return { account, height, rootHistoryCapacity, built, proveByIndex };
+  const read = plan.map(({ account, height }) => {
+    const r = readLightProofNodes(account.leafIndex, height, hashLookup(nodes, account.tree));
+    const leaf = b58(r.leaf);
+    if (leaf === account.hash) provable++;
+    return { ...r, leafText: leaf };
   });
   if (!opts.byIndex && provable < hashes.length) throw recordNotFound(opts.notFound(provable, hashes.length));
-  return out.map(({ account, height, rootHistoryCapacity, built, proveByIndex }) => {
-    checkVerified(verifyLightBuiltProof(built), `account ${account.hash}`, { hash: account.hash, tree: account.tree, leafIndex: account.leafIndex });
+  const verified = verifyLightProofsBatch(read.map((r, i) => ({ leaf: r.leaf, siblings: r.siblings, root: r.root, leafIndex: plan[i].account.leafIndex })));
+  return plan.map(({ account, height, rootHistoryCapacity }, i) => {
+    checkVerified(verified[i], `account ${account.hash}`, { hash: account.hash, tree: account.tree, leafIndex: account.leafIndex });
+    const r = read[i];
     return {
       hash: account.hash,
       leafIndex: account.leafIndex,
-      proof: built.proof,
-      root: built.root,
-      rootSeq: nodes.get(nodeKey(account.tree, 1))?.seq ?? 0,
+      proof: r.siblings.map(b58),
+      root: b58(r.root),
+      rootSeq: nodes.get(account.tree)?.get(1)?.seq ?? 0,
       tree: account.tree,
       queue: account.queue,
       treeType: account.treeType,
       height,
       rootHistoryCapacity,
-      proveByIndex,
-      leaf: built.hash,
+      proveByIndex: r.leafText !== account.hash,
+      leaf: r.leafText,
     };
   });
 }

@@ -38,7 +38,7 @@ import {
   type LightNodeLookup,
   type LightMerkleProof,
 } from './merkle-proof.js';
-import { bigintToBytes32, bytesToBigint, poseidon } from './poseidon.js';
+import { bigintToBytes32, bytesToBigint, poseidon, poseidonBatch, toFieldElement } from './poseidon.js';
 import { SparsePoseidonTree } from './sparse-tree.js';
 import { LIGHT_TREE_HEIGHT } from './trees.js';
 
@@ -165,22 +165,55 @@ export interface BuildNewAddressProofInput {
  * check the proof against the root: pass the result to `verifyNewAddressProof` before answering (rule 8).
  */
 export function buildNewAddressProof(input: BuildNewAddressProofInput): NewAddressProof {
+  return readNewAddressProof(input).proof;
+}
+
+/**
+ * `buildNewAddressProof`, with the nodes it read as bytes (the leaf is not among them: it is recomputed from the
+ * element) and a choice of node encoder (`nodeToBase58` by default; callers answering many proofs pass a
+ * memoised one).
+ */
+export function readNewAddressProof(
+  input: BuildNewAddressProofInput,
+  encode: (node: Uint8Array) => string = nodeToBase58,
+): { proof: NewAddressProof; siblings: Uint8Array[]; root: Uint8Array } {
   const { lowElement: low, treeType } = input;
   checkTreeType(treeType);
   const value = addressToBigint(input.address);
   const height = input.height ?? LIGHT_TREE_HEIGHT[treeType];
   const nodes = readLightProofNodes(low.index, height, input.lookup);
-  return {
-    root: nodeToBase58(nodes.root),
+  const proof = {
+    root: encode(nodes.root),
     address: typeof input.address === 'string' ? input.address : bigintToAddress(value),
     lowerRangeAddress: bigintToAddress(low.value),
     higherRangeAddress: bigintToAddress(low.nextValue),
     nextIndex: low.nextIndex,
-    proof: nodes.siblings.map(nodeToBase58),
+    proof: nodes.siblings.map(encode),
     merkleTree: input.merkleTree,
     rootSeq: input.rootSeq,
     lowElementLeafIndex: low.index,
   };
+  return { proof, siblings: nodes.siblings, root: nodes.root };
+}
+
+/**
+ * Leaf hashes of many elements of one tree kind (`indexedElementHash` of each) in one Poseidon batch. Throws as
+ * `indexedElementHash` does on a value that is not a field element or a bad nextIndex.
+ */
+export function indexedElementHashes(elements: readonly IndexedElement[], treeType: AddressTreeType): Uint8Array[] {
+  checkTreeType(treeType);
+  const arity = treeType === 'AddressV1' ? 3 : 2;
+  const input = new Uint8Array(elements.length * arity * 32);
+  elements.forEach((e, i) => {
+    if (!Number.isSafeInteger(e.nextIndex) || e.nextIndex < 0) {
+      throw new SolgateError('INTERNAL', 'nextIndex must be a non-negative integer', { context: { nextIndex: e.nextIndex } });
+    }
+    const at = i * arity * 32;
+    const fields = treeType === 'AddressV1' ? [e.value, BigInt(e.nextIndex), e.nextValue] : [e.value, e.nextValue];
+    fields.forEach((f, k) => input.set(bigintToBytes32(toFieldElement(f)), at + 32 * k));
+  });
+  const out = poseidonBatch(arity, input, elements.length);
+  return elements.map((_, i) => out.slice(32 * i, 32 * i + 32));
 }
 
 /**

@@ -8,8 +8,8 @@
  * is 1. `buildLightProof` mirrors Photon's proof read (`get_multiple_compressed_leaf_proofs`): nodes are read by
  * heap index and a node never written is the zero hash of its level.
  */
-import { nodeToBase58 } from '../hash.js';
-import { isFieldElement, poseidonPair } from './poseidon.js';
+import { nodeToBase58, nodesEqual } from '../hash.js';
+import { isFieldElement, isFieldNode, pairKey, poseidonBatch, poseidonPair, rememberedPair, rememberPair } from './poseidon.js';
 import { foldToRoot, storedOrEmpty, verifyMerkleProof, type MerkleScheme } from '../merkle.js';
 import { assertLeafIndex, leafNodeIndex, MAX_LIGHT_TREE_HEIGHT, proofNodeIndexes, zeroHash } from './trees.js';
 
@@ -101,4 +101,73 @@ export function buildLightProof(leafIndex: number, height: number, lookup: Light
     proof: nodes.siblings.map(nodeToBase58),
     root: nodeToBase58(nodes.root),
   };
+}
+
+/** A proof as bytes, for {@link verifyLightProofsBatch}. */
+export interface LightProofBytes {
+  leaf: Uint8Array;
+  /** Siblings bottom-up; the length is the tree height. */
+  siblings: readonly Uint8Array[];
+  leafIndex: number;
+  root: Uint8Array;
+}
+
+/**
+ * Verifies many proofs at once, each exactly as `verifyLightProof` would (true when its leaf folds up through its
+ * siblings to its root; false on malformed input: a node that is not a 32-byte field element, a proof longer
+ * than 40, a leaf index outside the tree). The folding runs level by level over all proofs: the (left, right)
+ * pairs of a level are looked up in the pair memo, those not there are deduplicated (proofs that share a
+ * subtree share its nodes) and hashed in one Poseidon batch, and the results are remembered. Never throws.
+ */
+export function verifyLightProofsBatch(proofs: readonly LightProofBytes[]): boolean[] {
+  const ok = proofs.map(
+    (p) =>
+      Array.isArray(p.siblings) &&
+      p.siblings.length <= MAX_LIGHT_TREE_HEIGHT &&
+      Number.isSafeInteger(p.leafIndex) &&
+      p.leafIndex >= 0 &&
+      p.leafIndex < 2 ** p.siblings.length &&
+      isFieldNode(p.leaf) &&
+      isFieldNode(p.root) &&
+      p.siblings.every(isFieldNode),
+  );
+  const current = proofs.map((p) => p.leaf);
+  const rest = proofs.map((p) => p.leafIndex);
+  const height = Math.max(0, ...proofs.map((p, i) => (ok[i] ? p.siblings.length : 0)));
+  for (let level = 0; level < height; level++) {
+    const waiting = new Map<string, number[]>();
+    const pairs: { key: string; left: Uint8Array; right: Uint8Array }[] = [];
+    for (let i = 0; i < proofs.length; i++) {
+      if (!ok[i] || level >= proofs[i].siblings.length) continue;
+      const sibling = proofs[i].siblings[level];
+      const [left, right] = rest[i] % 2 === 0 ? [current[i], sibling] : [sibling, current[i]];
+      rest[i] = Math.floor(rest[i] / 2);
+      const key = pairKey(left, right);
+      const known = rememberedPair(key);
+      if (known !== undefined) {
+        current[i] = known;
+        continue;
+      }
+      const w = waiting.get(key);
+      if (w !== undefined) {
+        w.push(i);
+        continue;
+      }
+      waiting.set(key, [i]);
+      pairs.push({ key, left, right });
+    }
+    if (!pairs.length) continue;
+    const input = new Uint8Array(pairs.length * 64);
+    pairs.forEach((x, k) => {
+      input.set(x.left, 64 * k);
+      input.set(x.right, 64 * k + 32);
+    });
+    const parents = poseidonBatch(2, input, pairs.length);
+    pairs.forEach((x, k) => {
+      const parent = parents.slice(32 * k, 32 * k + 32);
+      rememberPair(x.key, parent);
+      for (const i of waiting.get(x.key)!) current[i] = parent;
+    });
+  }
+  return proofs.map((p, i) => ok[i] && nodesEqual(current[i], p.root));
 }

@@ -2,23 +2,21 @@
  * Poseidon over the BN254 scalar field with the circom parameters (x^5 S-box, 8 full rounds, width = inputs + 1),
  * the hash of every Light Protocol (ZK Compression) Merkle tree, account hash and indexed-tree leaf.
  *
- * The permutation itself is Light's own WASM build of `light-poseidon` (`@lightprotocol/hasher.rs`), so the
- * results are by construction the ones the on-chain programs, the prover and Photon compute. Loading WASM is
- * asynchronous, so the module has one async entry point, `initPoseidon()`, to await once at start (the API
- * server and the tests do); every hash after that is synchronous and pure.
+ * The permutation runs in a small WebAssembly module generated at start-up (`poseidon-wasm.ts`, parameters from
+ * `poseidon-params.ts`); tests check its results against Light's own build of `light-poseidon`
+ * (`@lightprotocol/hasher.rs`), which the on-chain programs, the prover and Photon share, for every input count.
+ * Compiling WebAssembly is asynchronous, so the module has one async entry point, `initPoseidon()`, to await once
+ * at start (the API server and the tests do); every hash after that is synchronous and pure.
  *
  * Values are field elements given either as `bigint` or as big-endian bytes (at most 32, Light's
  * `hash_bytes_be` convention: shorter inputs are left-padded with zeros); each must be below the field modulus.
  * Results are 32-byte big-endian arrays. Light's circom parameters accept 1..12 inputs.
  */
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { hasWasmSimd, WasmFactory, type HasherLoadOptions, type LightWasm } from '@lightprotocol/hasher.rs';
 import { SolgateError } from '../../core/errors.js';
+import { BN254_FIELD_MODULUS } from './poseidon-params.js';
+import { loadPoseidonWasm, type PoseidonWasm } from './poseidon-wasm.js';
 
-/** Order of the BN254 scalar field (`ark_bn254::Fr::MODULUS`); every Poseidon input and output is below it. */
-export const BN254_FIELD_MODULUS = 21888242871839275222246405745257275088548364400416034343698204186575808495617n;
+export { BN254_FIELD_MODULUS };
 
 /** Most inputs one Poseidon call takes with Light's circom parameters (width 13). */
 export const MAX_POSEIDON_INPUTS = 12;
@@ -26,46 +24,26 @@ export const MAX_POSEIDON_INPUTS = 12;
 /** A field element: a bigint, or big-endian bytes (≤ 32). */
 export type FieldInput = bigint | Uint8Array;
 
-let hasher: LightWasm | undefined;
+let hasher: PoseidonWasm | undefined;
 let loading: Promise<void> | undefined;
 
-/**
- * Instantiates the WASM module straight from the package's `.wasm` file: handing the bytes over as
- * `{ module_or_path }` is the initialisation form wasm-bindgen expects, so it does not print the deprecation
- * warning that `WasmFactory.getInstance()` (which passes its inlined module positionally) triggers.
- */
-async function load(): Promise<LightWasm> {
-  let bytes: Uint8Array | undefined;
-  const simd = hasWasmSimd();
-  try {
-    const simdPath = createRequire(import.meta.url).resolve('@lightprotocol/hasher.rs/simd.wasm');
-    // The package's `./sisd.wasm` export names a file it does not ship; the non-SIMD build sits beside the SIMD one.
-    bytes = readFileSync(simd ? simdPath : join(dirname(simdPath), 'light_wasm_hasher_bg.wasm'));
-  } catch {
-    bytes = undefined; // unusual layout (bundled deployment): fall back to the inlined module below
-  }
-  if (bytes === undefined) return WasmFactory.getInstance();
-  const input = { module_or_path: bytes };
-  const options = { simd, wasm: { simd: input, sisd: input } } as unknown as HasherLoadOptions;
-  const creator = await WasmFactory.loadModule(options);
-  return creator.create();
-}
+/** Poseidon([1, 2]) (circomlib's test vector): checked once the module is loaded. */
+const KNOWN_ANSWER = 0x115cc0f5e7d690413df64c6b9662e9cf2a3617f2743245519e19607a4417189an;
 
 /**
- * Loads the Poseidon WASM once; later calls return the same promise. Await it before any other function of
+ * Compiles the Poseidon module once; later calls return the same promise. Await it before any other function of
  * `src/proofs/light` (they are synchronous and throw if it has not completed).
  */
 export function initPoseidon(): Promise<void> {
   if (loading === undefined) {
-    loading = load().then(
-      (h) => {
-        hasher = h;
-      },
-      (e: unknown) => {
-        loading = undefined; // let a later call retry
-        throw new SolgateError('INTERNAL', 'could not load the Poseidon hasher', { cause: e });
-      },
-    );
+    loading = loadPoseidonWasm().then((h) => {
+      const check = bytesToBigint(h.hashBatch(2, Uint8Array.from([...bigintToBytes32(1n), ...bigintToBytes32(2n)]), 1));
+      if (check !== KNOWN_ANSWER) throw new Error(`Poseidon([1, 2]) is ${check.toString(16)}, not circomlib's value`);
+      hasher = h;
+    }).catch((e: unknown) => {
+      loading = undefined; // let a later call retry
+      throw new SolgateError('INTERNAL', 'could not load the Poseidon hasher', { cause: e });
+    });
   }
   return loading;
 }
@@ -75,7 +53,7 @@ export function isPoseidonReady(): boolean {
   return hasher !== undefined;
 }
 
-function ready(): LightWasm {
+function ready(): PoseidonWasm {
   if (hasher === undefined) {
     throw new SolgateError('INTERNAL', 'Poseidon is not initialised: await initPoseidon() first');
   }
@@ -123,6 +101,33 @@ export function isFieldElement(x: FieldInput): boolean {
   return x instanceof Uint8Array && x.length <= 32 && bytesToBigint(x) < BN254_FIELD_MODULUS;
 }
 
+const MODULUS_BYTES = bigintToBytes32(BN254_FIELD_MODULUS);
+
+/** True when 32 big-endian bytes at `at` are below the modulus. */
+function below(bytes: Uint8Array, at: number): boolean {
+  for (let i = 0; i < 32; i++) {
+    const b = bytes[at + i];
+    if (b !== MODULUS_BYTES[i]) return b < MODULUS_BYTES[i];
+  }
+  return false;
+}
+
+/** True when `node` is 32 bytes below the modulus (a Light tree node); cheaper than `isFieldElement`. */
+export function isFieldNode(node: Uint8Array): boolean {
+  return node instanceof Uint8Array && node.length === 32 && below(node, 0);
+}
+
+/** Writes `x` as 32 big-endian bytes at `at`; throws like `toFieldElement` unless it is a field element. */
+function putField(x: FieldInput, into: Uint8Array, at: number): void {
+  if (typeof x === 'bigint' || !(x instanceof Uint8Array) || x.length > 32) {
+    into.set(bigintToBytes32(toFieldElement(x)), at);
+    return;
+  }
+  into.fill(0, at, at + 32 - x.length);
+  into.set(x, at + 32 - x.length);
+  if (!below(into, at)) toFieldElement(x); // throws the usual error
+}
+
 /**
  * Poseidon of 1..12 field elements (circom parameters, Light's `Poseidon::hashv` / `hash_bytes_be`): 32 bytes,
  * big-endian. Throws on a wrong input count, an input not below the modulus, or before `initPoseidon()`.
@@ -134,7 +139,9 @@ export function poseidon(inputs: readonly FieldInput[]): Uint8Array {
       context: { count: inputs.length },
     });
   }
-  return h.poseidonHash(inputs.map((x) => toFieldElement(x).toString(10)));
+  const buf = new Uint8Array(inputs.length * 32);
+  inputs.forEach((x, i) => putField(x, buf, i * 32));
+  return h.hashBatch(inputs.length, buf, 1);
 }
 
 /** `poseidon` with the result as a bigint. */
@@ -142,28 +149,65 @@ export function poseidonBigint(inputs: readonly FieldInput[]): bigint {
   return bytesToBigint(poseidon(inputs));
 }
 
+/**
+ * Poseidon of many groups of `arity` inputs in one call: `input` holds count·arity 32-byte big-endian elements,
+ * group after group; the result holds the count hashes (32 bytes each, big-endian). Throws, as `poseidon` does,
+ * on an element not below the modulus.
+ */
+export function poseidonBatch(arity: number, input: Uint8Array, count: number): Uint8Array {
+  const h = ready();
+  if (!Number.isInteger(arity) || arity < 1 || arity > MAX_POSEIDON_INPUTS) {
+    throw new SolgateError('INTERNAL', `Poseidon takes 1..${MAX_POSEIDON_INPUTS} inputs`, { context: { count: arity } });
+  }
+  if (!Number.isSafeInteger(count) || count < 0 || input.length !== count * arity * 32) {
+    throw new SolgateError('INTERNAL', 'Poseidon batch input is not count × arity × 32 bytes', { context: { arity, count, length: input.length } });
+  }
+  for (let at = 0; at < input.length; at += 32) {
+    if (!below(input, at)) toFieldElement(input.subarray(at, at + 32));
+  }
+  return count === 0 ? new Uint8Array(0) : h.hashBatch(arity, input, count);
+}
+
 /** Pairs remembered by {@link poseidonPair} (≈ 200 bytes each). */
 export const PAIR_MEMO_SIZE = 100_000;
 const pairMemo = new Map<string, Uint8Array>();
 
-/**
- * Parent of two sibling nodes of a Light Merkle tree: Poseidon(left, right) (Photon's `compute_parent_hash`).
- *
- * Memoised (least recently used pairs dropped past {@link PAIR_MEMO_SIZE}): one Poseidon costs ≈ 0.2 ms in WASM, and
- * proofs of one tree share their upper levels (every proof of a tree with 2^k leaves shares the levels above k), so
- * re-verifying them per request would otherwise dominate the proof methods. The memo holds results of the hash
- * function itself, so a check through it is the same check.
- */
-export function poseidonPair(left: Uint8Array, right: Uint8Array): Uint8Array {
-  const key = Buffer.from(left.buffer, left.byteOffset, left.byteLength).toString('latin1') + Buffer.from(right.buffer, right.byteOffset, right.byteLength).toString('latin1');
+const latin1 = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1');
+
+/** The memo key of a pair. */
+export function pairKey(left: Uint8Array, right: Uint8Array): string {
+  return latin1(left) + latin1(right);
+}
+
+/** The remembered parent of a pair ({@link pairKey}), or undefined; a hit counts as recently used. */
+export function rememberedPair(key: string): Uint8Array | undefined {
   const hit = pairMemo.get(key);
   if (hit !== undefined) {
     pairMemo.delete(key);
     pairMemo.set(key, hit);
-    return hit.slice();
   }
-  const out = poseidon([left, right]);
-  pairMemo.set(key, out.slice());
+  return hit;
+}
+
+/** Remembers a pair's parent (least recently used pairs dropped past {@link PAIR_MEMO_SIZE}). */
+export function rememberPair(key: string, parent: Uint8Array): void {
+  pairMemo.set(key, parent);
   if (pairMemo.size > PAIR_MEMO_SIZE) pairMemo.delete(pairMemo.keys().next().value as string);
+}
+
+/**
+ * Parent of two sibling nodes of a Light Merkle tree: Poseidon(left, right) (Photon's `compute_parent_hash`).
+ *
+ * Memoised (least recently used pairs dropped past {@link PAIR_MEMO_SIZE}): proofs of one tree share their upper
+ * levels (every proof of a tree with 2^k leaves shares the levels above k), so re-verifying them per request would
+ * otherwise dominate the proof methods. The memo holds results of the hash function itself, so a check through it
+ * is the same check.
+ */
+export function poseidonPair(left: Uint8Array, right: Uint8Array): Uint8Array {
+  const key = pairKey(left, right);
+  const hit = rememberedPair(key);
+  if (hit !== undefined) return hit.slice();
+  const out = poseidon([left, right]);
+  rememberPair(key, out.slice());
   return out;
 }

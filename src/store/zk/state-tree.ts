@@ -8,9 +8,9 @@
  * 2^h + i. Indexed (address) trees keep their leaves here too, with h = height + 1 as Photon does.
  */
 import type { Queryable } from '../db.js';
-import type { Statement } from '../bulk.js';
+import { arrayLiteral, type Statement } from '../bulk.js';
 import type { ZkStateNode, ZkStateNodeRow } from './types.js';
-import { b58, b58buf, b58hex, numOrNull } from './codec.js';
+import { asBytes, b58, b58buf, b58hex, numOrNull } from './codec.js';
 import { mergeBy, newerSeq, unnestFrom, type Col } from './unnest.js';
 
 const COLS: Col<ZkStateNodeRow>[] = [
@@ -80,6 +80,49 @@ export async function getStateNodesOfTrees(q: Queryable, keys: readonly { tree: 
   for (const r of rows) {
     const n = toNode(r);
     out.set(nodeKey(n.tree, n.nodeIdx), n);
+  }
+  return out;
+}
+
+/** A stored node's hash (32 bytes) and sequence number, as {@link getNodeHashes} returns them. */
+export interface StoredNodeHash {
+  hash: Uint8Array;
+  seq: number | null;
+}
+
+/** SQL of {@link getNodeHashes}: exposed for EXPLAIN. */
+export function nodeHashesQuery(keys: ReadonlyMap<string, readonly number[]>): { sql: string; params: unknown[] } {
+  const trees = [...keys.keys()];
+  const t: number[] = [];
+  const idx: number[] = [];
+  trees.forEach((tree, i) => {
+    for (const n of new Set(keys.get(tree))) {
+      t.push(i + 1);
+      idx.push(n);
+    }
+  });
+  return {
+    sql: `SELECT k.t, k.node_idx, n.hash, n.seq
+            FROM unnest($1::int[], $2::bigint[]) AS k(t, node_idx)
+            JOIN zk_state_nodes n ON n.tree = ($3::bytea[])[k.t] AND n.node_idx = k.node_idx`,
+    params: [arrayLiteral(t), arrayLiteral(idx), arrayLiteral(trees.map((tr) => b58hex(tr)))],
+  };
+}
+
+/**
+ * The stored nodes of several trees in one query, as bytes: `keys` maps each tree to the node indexes wanted; the
+ * result maps each tree to its nodes found (nodes never written are absent: they hold the zero hash of their
+ * level). The proof methods read their nodes this way (no base58 round trip per node).
+ */
+export async function getNodeHashes(q: Queryable, keys: ReadonlyMap<string, readonly number[]>): Promise<Map<string, Map<number, StoredNodeHash>>> {
+  const out = new Map<string, Map<number, StoredNodeHash>>();
+  const trees = [...keys.keys()];
+  for (const tree of trees) out.set(tree, new Map());
+  if (![...keys.values()].some((k) => k.length)) return out;
+  const { sql, params } = nodeHashesQuery(keys);
+  const { rows } = await q.query<{ t: number; node_idx: string | number; hash: Uint8Array; seq: string | number | null }>(sql, params);
+  for (const r of rows) {
+    out.get(trees[Number(r.t) - 1])!.set(Number(r.node_idx), { hash: asBytes(r.hash), seq: numOrNull(r.seq) });
   }
   return out;
 }

@@ -1,0 +1,138 @@
+/**
+ * The project's Poseidon (generated WebAssembly, parameters from the Grain LFSR) against Light's own build of
+ * light-poseidon (`@lightprotocol/hasher.rs`, the reference the on-chain programs, the prover and Photon share):
+ * every input count 1..12 on random field elements and on the edges (0, 1, modulus − 1); the batch entry point
+ * against single hashes; circomlib's published constants; and the batch proof verifier against the one-proof
+ * verifier on valid, tampered and malformed proofs.
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { WasmFactory, type HasherLoadOptions, type LightWasm } from '@lightprotocol/hasher.rs';
+import fc from 'fast-check';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  BN254_FIELD_MODULUS,
+  bigintToBytes32,
+  initPoseidon,
+  isFieldNode,
+  poseidon,
+  poseidonBatch,
+} from '../../../src/proofs/light/poseidon.js';
+import { poseidonParams } from '../../../src/proofs/light/poseidon-params.js';
+import { computeLightRoot, verifyLightProof, verifyLightProofsBatch, type LightProofBytes } from '../../../src/proofs/light/merkle-proof.js';
+import { SolgateError } from '../../../src/core/errors.js';
+
+let light: LightWasm;
+
+beforeAll(async () => {
+  await initPoseidon();
+  // Light's non-SIMD build, from the package's file (the inlined module warns about a deprecated init form).
+  const simdPath = createRequire(import.meta.url).resolve('@lightprotocol/hasher.rs/simd.wasm');
+  const input = { module_or_path: readFileSync(join(dirname(simdPath), 'light_wasm_hasher_bg.wasm')) };
+  const creator = await WasmFactory.loadModule({ simd: false, wasm: { simd: input, sisd: input } } as unknown as HasherLoadOptions);
+  light = creator.create();
+});
+
+const P = BN254_FIELD_MODULUS;
+const reference = (xs: readonly bigint[]) => Buffer.from(light.poseidonHash(xs.map((x) => x.toString(10)))).toString('hex');
+const ours = (xs: readonly bigint[]) => Buffer.from(poseidon(xs)).toString('hex');
+const field = fc.bigInt({ min: 0n, max: P - 1n });
+const edgy = fc.oneof(field, fc.constantFrom(0n, 1n, 2n, P - 1n, P - 2n, (1n << 248n) - 1n, (1n << 253n) + 7n));
+
+describe('equals light-poseidon', () => {
+  for (let n = 1; n <= 12; n++) {
+    it(`${n} input(s)`, () => {
+      fc.assert(
+        fc.property(fc.array(edgy, { minLength: n, maxLength: n }), (xs) => {
+          expect(ours(xs)).toBe(reference(xs));
+        }),
+        { numRuns: n <= 3 ? 60 : 12 },
+      );
+    });
+  }
+});
+
+describe('circomlib constants (poseidon_constants.js, t = 3)', () => {
+  it('first round constant and first MDS entry', () => {
+    const p = poseidonParams(3);
+    expect(p.roundConstants[0].toString(16)).toBe('ee9a592ba9a9518d05986d656f40c2114c4993c11bb29938d21d47304cd8e6e');
+    expect(p.mds[0][0].toString(16)).toBe('109b7f411ba0e4c9b2b70caf5c36a7b194be7c11ad24378bfedb68592ba8118b');
+    expect(p.roundConstants).toHaveLength((8 + 57) * 3);
+  });
+});
+
+describe('poseidonBatch', () => {
+  it('equals one poseidon per group, for 2 and 3 inputs, across the module’s per-call limit', () => {
+    for (const arity of [2, 3]) {
+      const count = arity === 2 ? 4100 : 5; // 4,100 pairs cross the 4,096 hashes one module call returns
+      const values = Array.from({ length: count * arity }, (_, i) => (BigInt(i) * 0x9e3779b97f4a7c15n + 3n) % P);
+      const input = new Uint8Array(count * arity * 32);
+      values.forEach((v, i) => input.set(bigintToBytes32(v), 32 * i));
+      const out = poseidonBatch(arity, input, count);
+      expect(out).toHaveLength(32 * count);
+      for (const k of [0, 1, count - 1, ...(count > 4096 ? [4095, 4096] : [])]) {
+        expect(Buffer.from(out.subarray(32 * k, 32 * k + 32)).toString('hex')).toBe(reference(values.slice(k * arity, k * arity + arity)));
+      }
+    }
+  });
+
+  it('refuses an element not below the modulus, a wrong length or a wrong arity; zero groups give nothing', () => {
+    const bad = new Uint8Array(64);
+    bad.set(bigintToBytes32(P), 32);
+    expect(() => poseidonBatch(2, bad, 1)).toThrow(/not a BN254 field element/);
+    expect(() => poseidonBatch(2, new Uint8Array(63), 1)).toThrow(SolgateError);
+    expect(() => poseidonBatch(13, new Uint8Array(13 * 32), 1)).toThrow(/1\.\.12 inputs/);
+    expect(poseidonBatch(2, new Uint8Array(0), 0)).toHaveLength(0);
+  });
+
+  it('isFieldNode: 32 bytes below the modulus', () => {
+    expect(isFieldNode(bigintToBytes32(P - 1n))).toBe(true);
+    expect(isFieldNode(bigintToBytes32(P))).toBe(false);
+    expect(isFieldNode(new Uint8Array(31))).toBe(false);
+  });
+});
+
+describe('verifyLightProofsBatch', () => {
+  const node = fc.bigInt({ min: 0n, max: P - 1n }).map(bigintToBytes32);
+  const proofArb = fc.integer({ min: 0, max: 12 }).chain((height) =>
+    fc.record({
+      leaf: node,
+      siblings: fc.array(node, { minLength: height, maxLength: height }),
+      leafIndex: fc.integer({ min: 0, max: 2 ** height - 1 }),
+    }),
+  );
+
+  it('agrees with verifyLightProof on valid proofs, tampered ones and malformed input, proofs sharing nodes included', () => {
+    fc.assert(
+      fc.property(fc.array(proofArb, { minLength: 1, maxLength: 12 }), fc.array(fc.nat(), { minLength: 12, maxLength: 12 }), (base, noise) => {
+        const proofs: LightProofBytes[] = [];
+        base.forEach((p, i) => {
+          const root = computeLightRoot(p.leaf, p.siblings, p.leafIndex);
+          proofs.push({ ...p, root });
+          // the same path from a neighbouring leaf (shares every node above level 0)
+          if (p.siblings.length) proofs.push({ leaf: p.siblings[0], siblings: [p.leaf, ...p.siblings.slice(1)], leafIndex: p.leafIndex ^ 1, root });
+          switch (noise[i] % 6) {
+            case 0: proofs.push({ ...p, root: p.leaf }); break; // wrong root
+            case 1: proofs.push({ ...p, root, leafIndex: p.leafIndex + 2 ** p.siblings.length }); break; // index outside the tree
+            case 2: proofs.push({ ...p, root: bigintToBytes32(P) }); break; // not a field element
+            case 3: proofs.push({ ...p, root, siblings: [...p.siblings, new Uint8Array(32)] }); break; // one level too many
+            case 4: proofs.push({ ...p, root, leaf: new Uint8Array(31) }); break; // not 32 bytes
+            default: break;
+          }
+        });
+        const batch = verifyLightProofsBatch(proofs);
+        const one = proofs.map((p) => verifyLightProof({ root: p.root, leaf: p.leaf, proof: p.siblings, leafIndex: p.leafIndex }));
+        expect(batch).toEqual(one);
+        expect(batch.filter(Boolean).length).toBeGreaterThanOrEqual(base.length);
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('never throws on garbage', () => {
+    const junk = [{ leaf: new Uint8Array(32), siblings: 'x', leafIndex: 0, root: new Uint8Array(32) }, { leaf: null, siblings: [], leafIndex: -1, root: undefined }];
+    expect(verifyLightProofsBatch(junk as unknown as LightProofBytes[])).toEqual([false, false]);
+    expect(verifyLightProofsBatch([])).toEqual([]);
+  });
+});
