@@ -9,7 +9,7 @@
  * heap index and a node never written is the zero hash of its level.
  */
 import { nodeToBase58, nodesEqual } from '../hash.js';
-import { isFieldElement, isFieldNode, pairKey, poseidonBatch, poseidonPair, rememberedPair, rememberPair } from './poseidon.js';
+import { isFieldElement, isFieldNode, poseidonBatch, poseidonPair, rememberedPair, rememberPair } from './poseidon.js';
 import { foldToRoot, storedOrEmpty, verifyMerkleProof, type MerkleScheme } from '../merkle.js';
 import { assertLeafIndex, leafNodeIndex, MAX_LIGHT_TREE_HEIGHT, proofNodeIndexes, zeroHash } from './trees.js';
 
@@ -103,6 +103,8 @@ export function buildLightProof(leafIndex: number, height: number, lookup: Light
   };
 }
 
+const latin1 = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1');
+
 /** A proof as bytes, for {@link verifyLightProofsBatch}. */
 export interface LightProofBytes {
   leaf: Uint8Array;
@@ -142,12 +144,12 @@ export function verifyLightProofsBatch(proofs: readonly LightProofBytes[]): bool
       const sibling = proofs[i].siblings[level];
       const [left, right] = rest[i] % 2 === 0 ? [current[i], sibling] : [sibling, current[i]];
       rest[i] = Math.floor(rest[i] / 2);
-      const key = pairKey(left, right);
-      const known = rememberedPair(key);
+      const known = rememberedPair(left, right);
       if (known !== undefined) {
         current[i] = known;
         continue;
       }
+      const key = latin1(left) + latin1(right);
       const w = waiting.get(key);
       if (w !== undefined) {
         w.push(i);
@@ -165,7 +167,7 @@ export function verifyLightProofsBatch(proofs: readonly LightProofBytes[]): bool
     const parents = poseidonBatch(2, input, pairs.length);
     pairs.forEach((x, k) => {
       const parent = parents.slice(32 * k, 32 * k + 32);
-      rememberPair(x.key, parent);
+      rememberPair(x.left, x.right, parent);
       for (const i of waiting.get(x.key)!) current[i] = parent;
     });
   }

@@ -1,40 +1,50 @@
 /**
  * Poseidon (BN254, circom parameters) as a WebAssembly module written here, byte by byte, at start-up: Montgomery
- * arithmetic on eight 32-bit limbs (64-bit products, CIOS multiplication unrolled), the permutation in loops, and
- * one exported call that hashes a whole batch of inputs. No compiler, no binary in the repository: the module is
- * a few kilobytes of code generated from this file, and the constants come from `poseidon-params.ts`.
+ * arithmetic on nine 29-bit limbs held in 64-bit integers, the permutation in loops, and one exported call that
+ * hashes a whole batch of inputs. No compiler, no binary in the repository: the module is a few kilobytes of code
+ * generated from this file, and the constants come from `poseidon-params.ts`.
  *
  * Why not Light's `@lightprotocol/hasher.rs`: that is arkworks compiled to WASM, whose 64-bit limbs need 128-bit
- * products WASM does not have, so each field multiplication goes through emulated wide arithmetic (≈4–5× the
- * cost of the 32-bit-limb code below), and it takes its inputs as decimal strings, one call per hash. The results
- * are the same (tests compare the two for every width).
+ * products WASM does not have, so each field multiplication goes through emulated wide arithmetic, and it takes
+ * its inputs as decimal strings, one call per hash. The results are the same (tests compare the two for every
+ * width).
  *
- * Memory layout (bytes): R² mod p at 64, the canonical 1 at 96, two temporaries at 128 and 160, the state at 256
- * and the next state at 704 (13 elements each), the constants of each width from 2048 (written when the width is
- * first used), the batch input area at IN_BASE and the output area at OUT_BASE. Elements are little-endian 32-bit
- * limbs; inside the permutation they are in Montgomery form (x·2^256 mod p), always fully reduced.
+ * The arithmetic: with 29-bit limbs a product is below 2^58, so the 18 products a limb of the Montgomery
+ * multiplication (R = 2^261) collects fit in 64 bits without propagating carries (one carry per reduction step,
+ * the rest once at the end). Values are kept below 32p instead of below p: p < 2^254 and R = 2^261, so a product of
+ * two values below 32p comes out below 2p + p·(32p/R)·32 < 8p, additions only propagate carries, and no
+ * intermediate result needs the conditional subtraction; the output is reduced to 0 .. p − 1 once, at the end.
+ * (Bounds: inputs enter below p; after the S-box an element is below 2p; an MDS output sums t ≤ 13 products of a
+ * constant below p and an element below 32p, each below 2p, and the next round constant adds one p: < 27p.)
+ *
+ * Memory layout (bytes; an element is 64 bytes, nine little-endian 32-bit words holding one limb each): R² mod p at
+ * 64, the canonical 1 at 128, temporaries at 192 and 256, the state at 512 and the next state at 1408 (13 elements
+ * each), the constants of each width from 4096 (written when the width is first used), the batch input area at
+ * IN_BASE (32-byte canonical little-endian values, as JavaScript writes them) and the output area at OUT_BASE
+ * (canonical values in limbs).
  */
 import { BN254_FIELD_MODULUS as P, FULL_ROUNDS, poseidonParams } from './poseidon-params.js';
 
-const R = 1n << 256n;
-const LIMBS = 8;
-const M32 = 0xffffffffn;
+const LIMBS = 9;
+const LIMB_BITS = 29;
+const MASK = (1n << 29n) - 1n;
+const R = 1n << 261n;
 
 const R2_AT = 64;
-const ONE_AT = 96;
-const TMP = 128;
-const TMP2 = 160;
-const STATE = 256;
-const NEXT = 704;
-const CONST_BASE = 2048;
-const CONST_END = CONST_BASE + 256 * 1024; // all 12 widths need ≈ 228 KB
-const IN_BASE = 5 * 65536 + 65536; // 393,216
+const ONE_AT = 128;
+const TMP = 192;
+const TMP2 = 256;
+const STATE = 512;
+const NEXT = 1408;
+const CONST_BASE = 4096;
+const CONST_END = CONST_BASE + 512 * 1024; // all 12 widths need ≈ 455 KB
+const IN_BASE = CONST_END;
 /** Input elements one call takes. */
 const IN_ELEMENTS = 8192;
-const OUT_BASE = IN_BASE + IN_ELEMENTS * 32;
+const OUT_BASE = IN_BASE + IN_ELEMENTS * 32 + 64;
 /** Hashes one call returns. */
 const OUT_ELEMENTS = 4096;
-const PAGES = Math.ceil((OUT_BASE + OUT_ELEMENTS * 32) / 65536);
+const PAGES = Math.ceil((OUT_BASE + OUT_ELEMENTS * 64) / 65536);
 
 // ------------------------------------------------------------------------------------------- encoding
 
@@ -71,7 +81,7 @@ const OP = {
   i32_load: 0x28, i64_load: 0x29, i64_load32_u: 0x35, i64_store: 0x37, i64_store32: 0x3e,
   i32_eqz: 0x45, i32_lt_u: 0x49, i32_ge_u: 0x4f,
   i32_add: 0x6a, i32_mul: 0x6c, i32_or: 0x72, i32_shl: 0x74,
-  i64_add: 0x7c, i64_sub: 0x7d, i64_mul: 0x7e, i64_and: 0x83, i64_shr_u: 0x88, i32_wrap_i64: 0xa7,
+  i64_add: 0x7c, i64_sub: 0x7d, i64_mul: 0x7e, i64_and: 0x83, i64_shr_u: 0x88, i32_wrap_i64: 0xa7, i64_load_u: 0x29,
 } as const;
 const VOID = 0x40;
 
@@ -111,9 +121,9 @@ class Body {
   bump(local: number, by: number): this {
     return this.get(local).i32(by).op(OP.i32_add).set(local);
   }
-  /** `base + 32 · local` (i32) on the stack. */
+  /** `base + 64 · local` (i32) on the stack. */
   elementAt(base: number, local: number): this {
-    return this.i32(base).get(local).i32(5).op(OP.i32_shl, OP.i32_add);
+    return this.i32(base).get(local).i32(6).op(OP.i32_shl, OP.i32_add);
   }
   /** Encoded body: local declarations (counts of i32 and i64 after the parameters), code, end. */
   encode(i32Locals: number, i64Locals: number): number[] {
@@ -125,73 +135,90 @@ class Body {
   }
 }
 
-const limbsOf = (x: bigint): bigint[] => Array.from({ length: LIMBS }, (_, j) => (x >> BigInt(32 * j)) & M32);
+const limbsOf = (x: bigint): bigint[] => Array.from({ length: LIMBS }, (_, j) => (x >> BigInt(LIMB_BITS * j)) & MASK);
 const N = limbsOf(P);
-/** −p⁻¹ mod 2^32 (Montgomery's n'). */
+/** −p⁻¹ mod 2^29 (Montgomery's n'). */
 const N_INV = (() => {
-  let inv = 1n; // Newton iteration for p⁻¹ mod 2^32
-  for (let i = 0; i < 6; i++) inv = (inv * (2n - ((P * inv) & M32))) & M32;
-  return (-inv) & M32;
+  let inv = 1n; // Newton iteration for p⁻¹ mod 2^29
+  for (let i = 0; i < 6; i++) inv = (inv * (2n - ((P * inv) & MASK))) & MASK;
+  return (-inv) & MASK;
 })();
 
-/** Final conditional subtraction: stores (s − p if s ≥ p else s) at the pointer in local `o`; `d` are scratch locals. */
-function reduceStore(b: Body, o: number, s: number, d: number, borrow: number, x: number): void {
-  for (let j = 0; j < LIMBS; j++) {
-    b.get(s + j).i64(N[j]).op(OP.i64_sub);
-    if (j > 0) b.get(borrow).op(OP.i64_sub);
-    b.tee(x).i64(M32).op(OP.i64_and).set(d + j);
-    b.get(x).i64(63n).op(OP.i64_shr_u).set(borrow);
+/** Carries limb j into limb j + 1 for the locals `l` (j = 0..7), leaving every limb but the last below 2^29. */
+function normalize(b: Body, l: (j: number) => number): void {
+  for (let j = 0; j < LIMBS - 1; j++) {
+    b.get(l(j + 1)).get(l(j)).i64(BigInt(LIMB_BITS)).op(OP.i64_shr_u, OP.i64_add).set(l(j + 1));
+    b.get(l(j)).i64(MASK).op(OP.i64_and).set(l(j));
   }
-  // borrow = 1: s < p, keep s
-  for (let j = 0; j < LIMBS; j++) b.get(o).get(s + j).get(d + j).get(borrow).op(OP.i32_wrap_i64, OP.select).store32(4 * j);
 }
 
-/** mul(o, a, b): o = a·b·2^-256 mod p (Montgomery product; o may be a or b). */
+/**
+ * mul(o, a, b): o = a·b·2^-261 mod p, below 8p for inputs below 32p (Montgomery product; o may be a or b). The
+ * accumulator is a ring of nine locals: after each reduction step the lowest limb (now a multiple of 2^29) passes
+ * its carry up and becomes the new top limb.
+ */
 function mulBody(): number[] {
   const b = new Body();
-  const A = 3, B = A + LIMBS, T = B + LIMBS, C = T + 10, Mq = C + 1, X = Mq + 1;
+  const A = 3, B = A + LIMBS, T = B + LIMBS, Mq = T + LIMBS;
+  const t = (i: number, j: number) => T + ((i + j) % LIMBS); // limb j of the accumulator in step i
   for (let j = 0; j < LIMBS; j++) b.get(1).load32(4 * j).set(A + j);
   for (let j = 0; j < LIMBS; j++) b.get(2).load32(4 * j).set(B + j);
   for (let i = 0; i < LIMBS; i++) {
     for (let j = 0; j < LIMBS; j++) {
-      b.get(T + j).get(A + j).get(B + i).op(OP.i64_mul, OP.i64_add);
-      if (j > 0) b.get(C).op(OP.i64_add);
-      b.tee(X).i64(M32).op(OP.i64_and).set(T + j);
-      b.get(X).i64(32n).op(OP.i64_shr_u).set(C);
+      if (i > 0) b.get(t(i, j));
+      b.get(A + i).get(B + j).op(OP.i64_mul);
+      if (i > 0) b.op(OP.i64_add);
+      b.set(t(i, j));
     }
-    b.get(T + 8).get(C).op(OP.i64_add).tee(X).i64(M32).op(OP.i64_and).set(T + 8);
-    b.get(X).i64(32n).op(OP.i64_shr_u).set(T + 9);
-    b.get(T).i64(N_INV).op(OP.i64_mul).i64(M32).op(OP.i64_and).set(Mq);
-    b.get(T).get(Mq).i64(N[0]).op(OP.i64_mul, OP.i64_add).i64(32n).op(OP.i64_shr_u).set(C);
-    for (let j = 1; j < LIMBS; j++) {
-      b.get(T + j).get(Mq).i64(N[j]).op(OP.i64_mul, OP.i64_add).get(C).op(OP.i64_add);
-      b.tee(X).i64(M32).op(OP.i64_and).set(T + j - 1);
-      b.get(X).i64(32n).op(OP.i64_shr_u).set(C);
-    }
-    b.get(T + 8).get(C).op(OP.i64_add).tee(X).i64(M32).op(OP.i64_and).set(T + 7);
-    b.get(X).i64(32n).op(OP.i64_shr_u).set(C);
-    b.get(T + 9).get(C).op(OP.i64_add).set(T + 8);
+    b.get(t(i, 0)).i64(N_INV).op(OP.i64_mul).i64(MASK).op(OP.i64_and).set(Mq);
+    for (let j = 0; j < LIMBS; j++) b.get(t(i, j)).get(Mq).i64(N[j]).op(OP.i64_mul, OP.i64_add).set(t(i, j));
+    b.get(t(i, 1)).get(t(i, 0)).i64(BigInt(LIMB_BITS)).op(OP.i64_shr_u, OP.i64_add).set(t(i, 1));
+    b.i64(0n).set(t(i, 0));
   }
-  // a, b < p and p < 2^254: the result is below 2p, so T+8 is 0 and one subtraction reduces it
-  reduceStore(b, 0, T, A, C, X);
-  return b.encode(0, X - 2);
+  // after nine steps limb j sits in T + j
+  normalize(b, (j) => T + j);
+  for (let j = 0; j < LIMBS; j++) b.get(0).get(T + j).store32(4 * j);
+  return b.encode(0, Mq - 2);
 }
 
-/** add(o, a, b): o = a + b mod p. */
+/** add(o, a, b): o = a + b (limbs normalised, no reduction: see the bounds in the module comment). */
 function addBody(): number[] {
   const b = new Body();
-  const S = 3, C = S + LIMBS, X = C + 1, D = X + 1;
-  for (let j = 0; j < LIMBS; j++) {
-    b.get(1).load32(4 * j).get(2).load32(4 * j).op(OP.i64_add);
-    if (j > 0) b.get(C).op(OP.i64_add);
-    b.tee(X).i64(M32).op(OP.i64_and).set(S + j);
-    b.get(X).i64(32n).op(OP.i64_shr_u).set(C);
-  }
-  reduceStore(b, 0, S, D, C, X);
-  return b.encode(0, D + LIMBS - 3);
+  const S = 3;
+  for (let j = 0; j < LIMBS; j++) b.get(1).load32(4 * j).get(2).load32(4 * j).op(OP.i64_add).set(S + j);
+  normalize(b, (j) => S + j);
+  for (let j = 0; j < LIMBS; j++) b.get(0).get(S + j).store32(4 * j);
+  return b.encode(0, LIMBS);
 }
 
-const F_MUL = 0, F_ADD = 1, F_SBOX = 2, F_PERMUTE = 3, F_HASH = 4;
+/** canon(o): o (below 2p, limbs normalised) reduced to 0 .. p − 1. */
+function canonBody(): number[] {
+  const b = new Body();
+  const S = 1, D = S + LIMBS, borrow = D + LIMBS, x = borrow + 1;
+  for (let j = 0; j < LIMBS; j++) b.get(0).load32(4 * j).set(S + j);
+  for (let j = 0; j < LIMBS; j++) {
+    b.get(S + j).i64(N[j]).op(OP.i64_sub);
+    if (j > 0) b.get(borrow).op(OP.i64_sub);
+    b.tee(x).i64(MASK).op(OP.i64_and).set(D + j);
+    b.get(x).i64(63n).op(OP.i64_shr_u).set(borrow);
+  }
+  // borrow = 1: the value is below p, keep it
+  for (let j = 0; j < LIMBS; j++) b.get(0).get(S + j).get(D + j).get(borrow).op(OP.i32_wrap_i64, OP.select).store32(4 * j);
+  return b.encode(0, x);
+}
+
+/** load(o, src): the 32-byte canonical little-endian value at src as limbs at o (reads 8 bytes past its end). */
+function loadBody(): number[] {
+  const b = new Body();
+  for (let j = 0; j < LIMBS; j++) {
+    const bit = LIMB_BITS * j;
+    const mask = j === LIMBS - 1 ? (1n << BigInt(256 - bit)) - 1n : MASK;
+    b.get(0).get(1).op(OP.i64_load, 0, ...uleb(Math.floor(bit / 8))).i64(BigInt(bit % 8)).op(OP.i64_shr_u).i64(mask).op(OP.i64_and).store32(4 * j);
+  }
+  return b.encode(0, 0);
+}
+
+const F_MUL = 0, F_ADD = 1, F_SBOX = 2, F_PERMUTE = 3, F_HASH = 4, F_CANON = 5, F_LOAD = 6;
 
 /** sbox(x): x = x^5. */
 function sboxBody(): number[] {
@@ -212,7 +239,7 @@ function permuteBody(): number[] {
     // add the round constants
     b.i32(0).set(i).op(OP.loop, VOID);
     b.elementAt(STATE, i).elementAt(STATE, i).get(c).call(F_ADD);
-    b.bump(c, 32).bump(i, 1).get(i).get(t).op(OP.i32_lt_u, OP.br_if, 0, OP.end);
+    b.bump(c, 64).bump(i, 1).get(i).get(t).op(OP.i32_lt_u, OP.br_if, 0, OP.end);
     // S-boxes: every element in full rounds, the first in partial ones
     b.get(r).i32(FULL_ROUNDS / 2).op(OP.i32_lt_u);
     b.get(r).get(rp).i32(FULL_ROUNDS / 2).op(OP.i32_add, OP.i32_ge_u, OP.i32_or);
@@ -223,10 +250,10 @@ function permuteBody(): number[] {
     b.op(OP.else).i32(STATE).call(F_SBOX).op(OP.end);
     // MDS: NEXT[i] = Σ_j m[i][j] · STATE[j]
     b.i32(0).set(i).op(OP.loop, VOID);
-    b.get(m).get(i).get(t).op(OP.i32_mul).i32(5).op(OP.i32_shl, OP.i32_add).set(row);
+    b.get(m).get(i).get(t).op(OP.i32_mul).i32(6).op(OP.i32_shl, OP.i32_add).set(row);
     b.elementAt(NEXT, i).get(row).i32(STATE).call(F_MUL);
     b.i32(1).set(j).op(OP.loop, VOID);
-    b.i32(TMP2).get(row).get(j).i32(5).op(OP.i32_shl, OP.i32_add).elementAt(STATE, j).call(F_MUL);
+    b.i32(TMP2).get(row).get(j).i32(6).op(OP.i32_shl, OP.i32_add).elementAt(STATE, j).call(F_MUL);
     b.elementAt(NEXT, i).elementAt(NEXT, i).i32(TMP2).call(F_ADD);
     b.bump(j, 1).get(j).get(t).op(OP.i32_lt_u, OP.br_if, 0, OP.end);
     b.bump(i, 1).get(i).get(t).op(OP.i32_lt_u, OP.br_if, 0, OP.end);
@@ -235,26 +262,31 @@ function permuteBody(): number[] {
     b.i32(STATE).get(i).i32(3).op(OP.i32_shl, OP.i32_add);
     b.i32(NEXT).get(i).i32(3).op(OP.i32_shl, OP.i32_add).op(OP.i64_load, 3, 0);
     b.op(OP.i64_store, 3, 0);
-    b.bump(i, 1).get(i).get(t).i32(2).op(OP.i32_shl, OP.i32_lt_u, OP.br_if, 0, OP.end);
+    b.bump(i, 1).get(i).get(t).i32(3).op(OP.i32_shl, OP.i32_lt_u, OP.br_if, 0, OP.end);
     b.bump(r, 1).get(r).get(total).op(OP.i32_lt_u, OP.br_if, 0);
   }
   b.op(OP.end);
   return b.encode(5, 0);
 }
 
-/** hash(t, rp, c, m, n, in, out): n hashes of t − 1 canonical elements each, from `in` to `out` (canonical). */
+/**
+ * hash(t, rp, c, m, n, in, out): n hashes of t − 1 elements each, from `in` (32-byte canonical values) to `out`
+ * (canonical values in limbs, 64 bytes apart).
+ */
 function hashBody(): number[] {
   const b = new Body();
   const t = 0, rp = 1, c = 2, m = 3, n = 4, inp = 5, out = 6, k = 7, i = 8;
   b.get(n).op(OP.i32_eqz, OP.if, VOID, OP.return, OP.end);
   b.op(OP.loop, VOID);
-  for (let w = 0; w < 4; w++) b.i32(STATE).i64(0n).op(OP.i64_store, 3, ...uleb(8 * w));
+  for (let w = 0; w < 5; w++) b.i32(STATE).i64(0n).op(OP.i64_store, 3, ...uleb(8 * w));
   b.i32(1).set(i).op(OP.loop, VOID);
-  b.elementAt(STATE, i).get(inp).i32(R2_AT).call(F_MUL); // to Montgomery form
+  b.i32(TMP).get(inp).call(F_LOAD);
+  b.elementAt(STATE, i).i32(TMP).i32(R2_AT).call(F_MUL); // to Montgomery form
   b.bump(inp, 32).bump(i, 1).get(i).get(t).op(OP.i32_lt_u, OP.br_if, 0, OP.end);
   b.get(t).get(rp).get(c).get(m).call(F_PERMUTE);
-  b.get(out).i32(STATE).i32(ONE_AT).call(F_MUL); // out of Montgomery form
-  b.bump(out, 32).bump(k, 1).get(k).get(n).op(OP.i32_lt_u, OP.br_if, 0);
+  b.get(out).i32(STATE).i32(ONE_AT).call(F_MUL); // out of Montgomery form, below 2p
+  b.get(out).call(F_CANON);
+  b.bump(out, 64).bump(k, 1).get(k).get(n).op(OP.i32_lt_u, OP.br_if, 0);
   b.op(OP.end);
   return b.encode(2, 0);
 }
@@ -269,11 +301,11 @@ const name = (s: string): number[] => [...uleb(s.length), ...Buffer.from(s, 'lat
 /** The module's bytes. */
 export function poseidonWasmBytes(): Uint8Array {
   const fnType = (params: number) => [0x60, ...uleb(params), ...Array<number>(params).fill(I32), 0];
-  const types = vec([fnType(3), fnType(1), fnType(4), fnType(7)]);
-  const funcs = vec([[0], [0], [1], [2], [3]]);
+  const types = vec([fnType(3), fnType(1), fnType(4), fnType(7), fnType(2)]);
+  const funcs = vec([[0], [0], [1], [2], [3], [1], [4]]);
   const memory = vec([[0x00, ...uleb(PAGES)]]);
   const exports = vec([[...name('hash'), 0x00, F_HASH], [...name('memory'), 0x02, 0]]);
-  const code = vec([mulBody(), addBody(), sboxBody(), permuteBody(), hashBody()]);
+  const code = vec([mulBody(), addBody(), sboxBody(), permuteBody(), hashBody(), canonBody(), loadBody()]);
   return Uint8Array.from([
     0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
     ...section(1, types), ...section(3, funcs), ...section(5, memory), ...section(7, exports), ...section(10, code),
@@ -314,16 +346,15 @@ export class PoseidonWasm {
   constructor(instance: { exports: unknown }) {
     this.fns = instance.exports as Exports;
     this.mem = new Uint8Array(this.fns.memory.buffer);
-    this.writeLe(R2_AT, (R * R) % P);
-    this.writeLe(ONE_AT, 1n);
+    this.limbs = new Uint32Array(this.fns.memory.buffer);
+    this.writeLimbs(R2_AT, (R * R) % P);
+    this.writeLimbs(ONE_AT, 1n);
   }
 
-  private writeLe(at: number, x: bigint): void {
-    let v = x;
-    for (let i = 0; i < 32; i++) {
-      this.mem[at + i] = Number(v & 0xffn);
-      v >>= 8n;
-    }
+  private readonly limbs: Uint32Array;
+
+  private writeLimbs(at: number, x: bigint): void {
+    limbsOf(x).forEach((l, j) => (this.limbs[at / 4 + j] = Number(l)));
   }
 
   private width(t: number): Width {
@@ -331,11 +362,11 @@ export class PoseidonWasm {
     if (w === undefined) {
       const p = poseidonParams(t);
       const c = this.constEnd;
-      const m = c + p.roundConstants.length * 32;
-      const end = m + t * t * 32;
+      const m = c + p.roundConstants.length * 64;
+      const end = m + t * t * 64;
       if (end > CONST_END) throw new RangeError('Poseidon constants do not fit the module memory');
-      p.roundConstants.forEach((x, i) => this.writeLe(c + 32 * i, (x * R) % P));
-      p.mds.flat().forEach((x, i) => this.writeLe(m + 32 * i, (x * R) % P));
+      p.roundConstants.forEach((x, i) => this.writeLimbs(c + 64 * i, (x * R) % P));
+      p.mds.flat().forEach((x, i) => this.writeLimbs(m + 64 * i, (x * R) % P));
       this.constEnd = end;
       w = { t, rp: p.partialRounds, c, m };
       this.widths.set(t, w);
@@ -351,6 +382,7 @@ export class PoseidonWasm {
     const w = this.width(arity + 1);
     const out = new Uint8Array(count * 32);
     const mem = this.mem;
+    const limbs = this.limbs;
     const perCall = Math.min(OUT_ELEMENTS, Math.floor(IN_ELEMENTS / arity));
     for (let done = 0; done < count; done += perCall) {
       const n = Math.min(perCall, count - done);
@@ -362,9 +394,20 @@ export class PoseidonWasm {
       }
       this.fns.hash(w.t, w.rp, w.c, w.m, n, IN_BASE, OUT_BASE);
       for (let h = 0; h < n; h++) {
-        const from = OUT_BASE + h * 32 + 31;
-        const to = (done + h) * 32;
-        for (let k = 0; k < 32; k++) out[to + k] = mem[from - k];
+        // nine 29-bit limbs → 32 big-endian bytes, least significant byte first
+        const base = (OUT_BASE + 64 * h) / 4;
+        let pos = (done + h) * 32 + 31;
+        let acc = 0;
+        let bits = 0;
+        for (let j = 0; j < LIMBS; j++) {
+          acc += limbs[base + j] * 2 ** bits;
+          bits += LIMB_BITS;
+          while (bits >= 8 && pos >= (done + h) * 32) {
+            out[pos--] = acc % 256;
+            acc = Math.floor(acc / 256);
+            bits -= 8;
+          }
+        }
       }
     }
     return out;

@@ -168,46 +168,95 @@ export function poseidonBatch(arity: number, input: Uint8Array, count: number): 
   return count === 0 ? new Uint8Array(0) : h.hashBatch(arity, input, count);
 }
 
-/** Pairs remembered by {@link poseidonPair} (≈ 200 bytes each). */
-export const PAIR_MEMO_SIZE = 100_000;
-const pairMemo = new Map<string, Uint8Array>();
+/** Most (left, right) → parent results the pair memo holds: 96 bytes each, 24 MiB when full. */
+export const PAIR_MEMO_SIZE = 1 << 18;
 
-const latin1 = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1');
+/**
+ * The pair memo: a direct-mapped table of (left, right, parent) entries in one byte array, the slot chosen from
+ * the pairs' low bytes (node hashes are uniform there). A lookup compares all 64 bytes of the pair, so a hit is
+ * exactly the hash function's result for that pair; a new pair takes its slot over. The table starts small and
+ * doubles (re-slotting its entries) while more than half full, up to {@link PAIR_MEMO_SIZE} slots.
+ */
+class PairMemo {
+  private data: Uint8Array;
+  private used: Uint8Array;
+  private filled = 0;
 
-/** The memo key of a pair. */
-export function pairKey(left: Uint8Array, right: Uint8Array): string {
-  return latin1(left) + latin1(right);
-}
-
-/** The remembered parent of a pair ({@link pairKey}), or undefined; a hit counts as recently used. */
-export function rememberedPair(key: string): Uint8Array | undefined {
-  const hit = pairMemo.get(key);
-  if (hit !== undefined) {
-    pairMemo.delete(key);
-    pairMemo.set(key, hit);
+  constructor(
+    private slots: number,
+    private readonly max: number,
+  ) {
+    this.data = new Uint8Array(slots * 96);
+    this.used = new Uint8Array(slots);
   }
-  return hit;
+
+  private slot(left: Uint8Array, right: Uint8Array): number {
+    const a = (left[28] | (left[29] << 8) | (left[30] << 16) | (left[31] << 24)) ^ (left[20] | (left[21] << 8));
+    const b = (right[28] | (right[29] << 8) | (right[30] << 16) | (right[31] << 24)) ^ (right[20] | (right[21] << 8));
+    const h = Math.imul(a ^ Math.imul(b ^ (b >>> 15), 0x85ebca6b), 0xc2b2ae35);
+    return (h ^ (h >>> 13)) & (this.slots - 1);
+  }
+
+  get(left: Uint8Array, right: Uint8Array): Uint8Array | undefined {
+    const s = this.slot(left, right);
+    if (!this.used[s]) return undefined;
+    const d = this.data;
+    const at = s * 96;
+    for (let i = 0; i < 32; i++) if (d[at + i] !== left[i] || d[at + 32 + i] !== right[i]) return undefined;
+    return d.slice(at + 64, at + 96);
+  }
+
+  set(left: Uint8Array, right: Uint8Array, parent: Uint8Array): void {
+    if (this.filled * 2 >= this.slots && this.slots < this.max) this.grow();
+    const s = this.slot(left, right);
+    if (!this.used[s]) {
+      this.used[s] = 1;
+      this.filled++;
+    }
+    const at = s * 96;
+    this.data.set(left, at);
+    this.data.set(right, at + 32);
+    this.data.set(parent, at + 64);
+  }
+
+  private grow(): void {
+    const { data, used } = this;
+    const old = this.slots;
+    this.slots = old * 2;
+    this.data = new Uint8Array(this.slots * 96);
+    this.used = new Uint8Array(this.slots);
+    this.filled = 0;
+    for (let s = 0; s < old; s++) {
+      if (used[s]) this.set(data.subarray(s * 96, s * 96 + 32), data.subarray(s * 96 + 32, s * 96 + 64), data.subarray(s * 96 + 64, s * 96 + 96));
+    }
+  }
 }
 
-/** Remembers a pair's parent (least recently used pairs dropped past {@link PAIR_MEMO_SIZE}). */
-export function rememberPair(key: string, parent: Uint8Array): void {
-  pairMemo.set(key, parent);
-  if (pairMemo.size > PAIR_MEMO_SIZE) pairMemo.delete(pairMemo.keys().next().value as string);
+const pairMemo = new PairMemo(1 << 12, PAIR_MEMO_SIZE);
+
+/** The remembered parent of (left, right) — a copy — or undefined. Both must be 32-byte nodes. */
+export function rememberedPair(left: Uint8Array, right: Uint8Array): Uint8Array | undefined {
+  return pairMemo.get(left, right);
+}
+
+/** Remembers Poseidon(left, right) = parent (32-byte nodes; the caller computed parent with the hash function). */
+export function rememberPair(left: Uint8Array, right: Uint8Array, parent: Uint8Array): void {
+  pairMemo.set(left, right, parent);
 }
 
 /**
  * Parent of two sibling nodes of a Light Merkle tree: Poseidon(left, right) (Photon's `compute_parent_hash`).
  *
- * Memoised (least recently used pairs dropped past {@link PAIR_MEMO_SIZE}): proofs of one tree share their upper
- * levels (every proof of a tree with 2^k leaves shares the levels above k), so re-verifying them per request would
- * otherwise dominate the proof methods. The memo holds results of the hash function itself, so a check through it
- * is the same check.
+ * Memoised (see `PairMemo`): proofs of one tree share their upper levels (every proof of a tree with 2^k leaves
+ * shares the levels above k), and requests often ask for proofs of the same subtrees, so re-verifying them would
+ * otherwise dominate the proof methods. The memo holds results of the hash function itself, compared on the whole
+ * pair, so a check through it is the same check.
  */
 export function poseidonPair(left: Uint8Array, right: Uint8Array): Uint8Array {
-  const key = pairKey(left, right);
-  const hit = rememberedPair(key);
-  if (hit !== undefined) return hit.slice();
+  const pair = left.length === 32 && right.length === 32;
+  const hit = pair ? pairMemo.get(left, right) : undefined;
+  if (hit !== undefined) return hit;
   const out = poseidon([left, right]);
-  rememberPair(key, out.slice());
+  if (pair) pairMemo.set(left, right, out);
   return out;
 }
