@@ -81,8 +81,48 @@ export function nodesEqual(a: Uint8Array, b: Uint8Array): boolean {
  * than `core/encoding`'s memoised `bytesToBase58`, so random hashes do not evict cached account keys.
  */
 export function nodeToBase58(node: Uint8Array): string {
-  return bs58.encode(node);
+  if (node.length !== NODE_BYTES) return bs58.encode(node);
+  // The number as 16 limbs of 16 bits (most significant first), divided by 58^5 repeatedly: every step of the
+  // long division stays below 2^46, exact in floating point, and each remainder gives five digits at once.
+  const limbs = LIMBS;
+  for (let i = 0; i < 16; i++) limbs[i] = (node[2 * i] << 8) | node[2 * i + 1];
+  let zeros = 0;
+  while (zeros < NODE_BYTES && node[zeros] === 0) zeros++;
+  let groups = 0;
+  let start = zeros >> 1;
+  while (start < 16) {
+    let rem = 0;
+    for (let i = start; i < 16; i++) {
+      const cur = rem * 65536 + limbs[i];
+      const q = Math.floor(cur / B58_GROUP);
+      limbs[i] = q;
+      rem = cur - q * B58_GROUP;
+    }
+    GROUPS[groups++] = rem;
+    while (start < 16 && limbs[start] === 0) start++;
+  }
+  // digits, least significant first, into OUT from its end
+  let at = OUT.length;
+  for (let g = 0; g < groups; g++) {
+    let v = GROUPS[g];
+    for (let k = 0; k < 5; k++) {
+      const q = Math.floor(v / 58);
+      OUT[--at] = B58_CODES[v - q * 58];
+      v = q;
+    }
+  }
+  while (at < OUT.length && OUT[at] === 0x31) at++; // leading zero digits of the top group
+  for (let k = 0; k < zeros; k++) OUT[--at] = 0x31; // one '1' per leading zero byte
+  return String.fromCharCode.apply(null, OUT.subarray(at) as unknown as number[]);
 }
+
+const B58_ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+const B58_GROUP = 58 ** 5;
+const LIMBS = new Array<number>(16).fill(0);
+const GROUPS = new Array<number>(10).fill(0);
+const B58_CODES = Uint8Array.from(B58_ALPHABET, (c) => c.charCodeAt(0));
+/** Room for the longest text of 32 bytes: 32 leading '1's, or 45 digits. */
+const OUT = new Uint8Array(80);
 
 /** Base58 → 32-byte node; undefined when the text is not base58 or not exactly 32 bytes. */
 export function nodeFromBase58(text: string): Uint8Array | undefined {

@@ -172,15 +172,17 @@ export function poseidonBatch(arity: number, input: Uint8Array, count: number): 
 export const PAIR_MEMO_SIZE = 1 << 18;
 
 /**
- * The pair memo: a direct-mapped table of (left, right, parent) entries in one byte array, the slot chosen from
- * the pairs' low bytes (node hashes are uniform there). A lookup compares all 64 bytes of the pair, so a hit is
- * exactly the hash function's result for that pair; a new pair takes its slot over. The table starts small and
- * doubles (re-slotting its entries) while more than half full, up to {@link PAIR_MEMO_SIZE} slots.
+ * The pair memo: a 4-way set-associative table of (left, right, parent) entries in one byte array, the set chosen
+ * from the pairs' low bytes (node hashes are uniform there). A lookup compares all 64 bytes of the pair, so a hit is
+ * exactly the hash function's result for that pair; a new pair takes a free way of its set, else evicts one in
+ * turn. The table starts small and doubles (re-placing its entries) once half full, up to
+ * {@link PAIR_MEMO_SIZE} entries.
  */
 class PairMemo {
   private data: Uint8Array;
   private used: Uint8Array;
   private filled = 0;
+  private turn = 0;
 
   constructor(
     private slots: number,
@@ -190,28 +192,40 @@ class PairMemo {
     this.used = new Uint8Array(slots);
   }
 
-  private slot(left: Uint8Array, right: Uint8Array): number {
+  /** First slot of the pair's set of 4. */
+  private set4(left: Uint8Array, right: Uint8Array): number {
     const a = (left[28] | (left[29] << 8) | (left[30] << 16) | (left[31] << 24)) ^ (left[20] | (left[21] << 8));
     const b = (right[28] | (right[29] << 8) | (right[30] << 16) | (right[31] << 24)) ^ (right[20] | (right[21] << 8));
     const h = Math.imul(a ^ Math.imul(b ^ (b >>> 15), 0x85ebca6b), 0xc2b2ae35);
-    return (h ^ (h >>> 13)) & (this.slots - 1);
+    return (h ^ (h >>> 13)) & (this.slots - 4);
+  }
+
+  private find(first: number, left: Uint8Array, right: Uint8Array): number {
+    const d = this.data;
+    for (let s = first; s < first + 4; s++) {
+      if (!this.used[s]) continue;
+      const at = s * 96;
+      let i = 0;
+      while (i < 32 && d[at + i] === left[i] && d[at + 32 + i] === right[i]) i++;
+      if (i === 32) return s;
+    }
+    return -1;
   }
 
   get(left: Uint8Array, right: Uint8Array): Uint8Array | undefined {
-    const s = this.slot(left, right);
-    if (!this.used[s]) return undefined;
-    const d = this.data;
-    const at = s * 96;
-    for (let i = 0; i < 32; i++) if (d[at + i] !== left[i] || d[at + 32 + i] !== right[i]) return undefined;
-    return d.slice(at + 64, at + 96);
+    const s = this.find(this.set4(left, right), left, right);
+    return s < 0 ? undefined : this.data.slice(s * 96 + 64, s * 96 + 96);
   }
 
   set(left: Uint8Array, right: Uint8Array, parent: Uint8Array): void {
     if (this.filled * 2 >= this.slots && this.slots < this.max) this.grow();
-    const s = this.slot(left, right);
-    if (!this.used[s]) {
+    const first = this.set4(left, right);
+    let s = this.find(first, left, right);
+    if (s < 0) {
+      for (let w = first; w < first + 4 && s < 0; w++) if (!this.used[w]) s = w;
+      if (s < 0) s = first + (this.turn++ & 3);
+      else this.filled++;
       this.used[s] = 1;
-      this.filled++;
     }
     const at = s * 96;
     this.data.set(left, at);

@@ -1,0 +1,34 @@
+/**
+ * nodeToBase58's 32-byte path (long division by 58^5) against the bs58 package on random nodes, nodes with leading
+ * zero bytes, all zeros and all ones; other lengths go through bs58 itself. Round trip through nodeFromBase58.
+ */
+import bs58 from 'bs58';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { nodeFromBase58, nodeToBase58 } from '../../src/proofs/hash.js';
+
+describe('nodeToBase58', () => {
+  it('equals bs58 on 32-byte nodes, leading zeros included, and round-trips', () => {
+    const node = fc.tuple(fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.integer({ min: 0, max: 32 }), fc.constantFrom(0, 255)).map(([b, n, fill]) => {
+      b.fill(fill, 0, n);
+      return b;
+    });
+    fc.assert(
+      fc.property(node, (b) => {
+        const text = nodeToBase58(b);
+        expect(text).toBe(bs58.encode(b));
+        expect(nodeFromBase58(text)).toEqual(b);
+      }),
+      { numRuns: 2000 },
+    );
+    expect(nodeToBase58(new Uint8Array(32))).toBe('1'.repeat(32));
+    expect(nodeToBase58(new Uint8Array(32).fill(255))).toBe(bs58.encode(new Uint8Array(32).fill(255)));
+  });
+
+  it('other lengths as bs58 does', () => {
+    for (const n of [0, 1, 31, 33, 64]) {
+      const b = Uint8Array.from({ length: n }, (_, i) => (i * 37) % 256);
+      expect(nodeToBase58(b)).toBe(bs58.encode(b));
+    }
+  });
+});
