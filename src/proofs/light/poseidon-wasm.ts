@@ -11,11 +11,12 @@
  *
  * The arithmetic: with 29-bit limbs a product is below 2^58, so the 18 products a limb of the Montgomery
  * multiplication (R = 2^261) collects fit in 64 bits without propagating carries (one carry per reduction step,
- * the rest once at the end). Values are kept below 32p instead of below p: p < 2^254 and R = 2^261, so a product of
- * two values below 32p comes out below 2p + p·(32p/R)·32 < 8p, additions only propagate carries, and no
- * intermediate result needs the conditional subtraction; the output is reduced to 0 .. p − 1 once, at the end.
- * (Bounds: inputs enter below p; after the S-box an element is below 2p; an MDS output sums t ≤ 13 products of a
- * constant below p and an element below 32p, each below 2p, and the next round constant adds one p: < 27p.)
+ * the rest once at the end). Values are kept below 32p instead of below p: p < 2^254 and R = 2^261 (p/R < 1/169),
+ * so the Montgomery product of two values below 32p is below 32·32·p/169 + p < 8p, additions only propagate
+ * carries, and no intermediate result needs the conditional subtraction; the output is reduced to 0 .. p − 1
+ * once, at the end. Each MDS output is one reduction of the unreduced sum of its t products (below
+ * 13·32·p/169 + p < 4p), not t reductions. (Bounds: inputs enter below p; S-box outputs are below 8p; MDS outputs
+ * below 4p; a round constant adds less than p.)
  *
  * Memory layout (bytes; an element is 64 bytes, nine little-endian 32-bit words holding one limb each): R² mod p at
  * 64, the canonical 1 at 128, temporaries at 192 and 256, the state at 512 and the next state at 1408 (13 elements
@@ -181,6 +182,36 @@ function mulBody(): number[] {
   return b.encode(0, Mq - 2);
 }
 
+/**
+ * mds(o, row, t): o = Σ_{j<t} row[j] · STATE[j] · 2^-261 mod p — one MDS output with a single Montgomery reduction:
+ * the t products are summed unreduced in 18 columns (carried after each product, so a column stays below 2^62),
+ * then reduced once. Below 4p for t ≤ 13 (constants below p, elements below 32p).
+ */
+function mdsBody(): number[] {
+  const b = new Body();
+  const o = 0, row = 1, t = 2, j = 3;
+  const A = 4, B = A + LIMBS, C = B + LIMBS, Mq = C + 2 * LIMBS;
+  b.op(OP.loop, VOID);
+  for (let k = 0; k < LIMBS; k++) b.get(row).get(j).i32(6).op(OP.i32_shl, OP.i32_add).load32(4 * k).set(A + k);
+  for (let k = 0; k < LIMBS; k++) b.elementAt(STATE, j).load32(4 * k).set(B + k);
+  for (let x = 0; x < LIMBS; x++) {
+    for (let y = 0; y < LIMBS; y++) b.get(C + x + y).get(A + x).get(B + y).op(OP.i64_mul, OP.i64_add).set(C + x + y);
+  }
+  for (let x = 0; x < 2 * LIMBS - 1; x++) {
+    b.get(C + x + 1).get(C + x).i64(BigInt(LIMB_BITS)).op(OP.i64_shr_u, OP.i64_add).set(C + x + 1);
+    b.get(C + x).i64(MASK).op(OP.i64_and).set(C + x);
+  }
+  b.bump(j, 1).get(j).get(t).op(OP.i32_lt_u, OP.br_if, 0, OP.end);
+  for (let i = 0; i < LIMBS; i++) {
+    b.get(C + i).i64(N_INV).op(OP.i64_mul).i64(MASK).op(OP.i64_and).set(Mq);
+    for (let k = 0; k < LIMBS; k++) b.get(C + i + k).get(Mq).i64(N[k]).op(OP.i64_mul, OP.i64_add).set(C + i + k);
+    b.get(C + i + 1).get(C + i).i64(BigInt(LIMB_BITS)).op(OP.i64_shr_u, OP.i64_add).set(C + i + 1);
+  }
+  normalize(b, (k) => C + LIMBS + k);
+  for (let k = 0; k < LIMBS; k++) b.get(o).get(C + LIMBS + k).store32(4 * k);
+  return b.encode(1, Mq - 3);
+}
+
 /** add(o, a, b): o = a + b (limbs normalised, no reduction: see the bounds in the module comment). */
 function addBody(): number[] {
   const b = new Body();
@@ -218,7 +249,7 @@ function loadBody(): number[] {
   return b.encode(0, 0);
 }
 
-const F_MUL = 0, F_ADD = 1, F_SBOX = 2, F_PERMUTE = 3, F_HASH = 4, F_CANON = 5, F_LOAD = 6;
+const F_MUL = 0, F_ADD = 1, F_SBOX = 2, F_PERMUTE = 3, F_HASH = 4, F_CANON = 5, F_LOAD = 6, F_MDS = 7;
 
 /** sbox(x): x = x^5. */
 function sboxBody(): number[] {
@@ -232,7 +263,7 @@ function sboxBody(): number[] {
 /** permute(t, rp, c, m): the state at STATE through 8 + rp rounds (constants from c, MDS rows at m). */
 function permuteBody(): number[] {
   const b = new Body();
-  const t = 0, rp = 1, c = 2, m = 3, r = 4, total = 5, i = 6, j = 7, row = 8;
+  const t = 0, rp = 1, c = 2, m = 3, r = 4, total = 5, i = 6;
   b.get(rp).i32(FULL_ROUNDS).op(OP.i32_add).set(total);
   b.op(OP.loop, VOID);
   {
@@ -250,12 +281,9 @@ function permuteBody(): number[] {
     b.op(OP.else).i32(STATE).call(F_SBOX).op(OP.end);
     // MDS: NEXT[i] = Σ_j m[i][j] · STATE[j]
     b.i32(0).set(i).op(OP.loop, VOID);
-    b.get(m).get(i).get(t).op(OP.i32_mul).i32(6).op(OP.i32_shl, OP.i32_add).set(row);
-    b.elementAt(NEXT, i).get(row).i32(STATE).call(F_MUL);
-    b.i32(1).set(j).op(OP.loop, VOID);
-    b.i32(TMP2).get(row).get(j).i32(6).op(OP.i32_shl, OP.i32_add).elementAt(STATE, j).call(F_MUL);
-    b.elementAt(NEXT, i).elementAt(NEXT, i).i32(TMP2).call(F_ADD);
-    b.bump(j, 1).get(j).get(t).op(OP.i32_lt_u, OP.br_if, 0, OP.end);
+    b.elementAt(NEXT, i);
+    b.get(m).get(i).get(t).op(OP.i32_mul).i32(6).op(OP.i32_shl, OP.i32_add);
+    b.get(t).call(F_MDS);
     b.bump(i, 1).get(i).get(t).op(OP.i32_lt_u, OP.br_if, 0, OP.end);
     // STATE = NEXT, 8 bytes at a time
     b.i32(0).set(i).op(OP.loop, VOID);
@@ -266,7 +294,7 @@ function permuteBody(): number[] {
     b.bump(r, 1).get(r).get(total).op(OP.i32_lt_u, OP.br_if, 0);
   }
   b.op(OP.end);
-  return b.encode(5, 0);
+  return b.encode(3, 0);
 }
 
 /**
@@ -302,10 +330,10 @@ const name = (s: string): number[] => [...uleb(s.length), ...Buffer.from(s, 'lat
 export function poseidonWasmBytes(): Uint8Array {
   const fnType = (params: number) => [0x60, ...uleb(params), ...Array<number>(params).fill(I32), 0];
   const types = vec([fnType(3), fnType(1), fnType(4), fnType(7), fnType(2)]);
-  const funcs = vec([[0], [0], [1], [2], [3], [1], [4]]);
+  const funcs = vec([[0], [0], [1], [2], [3], [1], [4], [0]]);
   const memory = vec([[0x00, ...uleb(PAGES)]]);
   const exports = vec([[...name('hash'), 0x00, F_HASH], [...name('memory'), 0x02, 0]]);
-  const code = vec([mulBody(), addBody(), sboxBody(), permuteBody(), hashBody(), canonBody(), loadBody()]);
+  const code = vec([mulBody(), addBody(), sboxBody(), permuteBody(), hashBody(), canonBody(), loadBody(), mdsBody()]);
   return Uint8Array.from([
     0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
     ...section(1, types), ...section(3, funcs), ...section(5, memory), ...section(7, exports), ...section(10, code),
