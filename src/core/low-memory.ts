@@ -4,9 +4,10 @@
  *
  * - `--liftoff-only --no-wasm-tier-up --no-wasm-dynamic-tiering`: WebAssembly stays on V8's baseline compiler. By default hot functions are recompiled by the
  *   optimizing compiler (TurboFan) in background threads; recompiling one very large function — the unrolled
- *   Poseidon permutation of @lightprotocol/hasher.rs, as soon as the ZK Compression code hashes — takes ~150 MB of
- *   compiler memory, which V8 frees but glibc keeps in the worker threads' malloc arenas for good. Baseline code
- *   hashes about 2× slower (≈1 ms per Poseidon): nothing the demo notices, but an ingester of a busy cluster would.
+ *   Poseidon permutation of @lightprotocol/hasher.rs (the hasher then), as soon as the ZK Compression code hashes —
+ *   took ~150 MB of compiler memory, which V8 frees but glibc keeps in the worker threads' malloc arenas for good.
+ *   The project's own Poseidon module (src/proofs/light/poseidon-wasm.ts) runs about 2× slower on baseline code:
+ *   nothing the demo notices, but an ingester of a busy cluster would.
  *   (Set at run time, `--liftoff-only` alone is not enough from Node.js 24 on: its implications are only applied
  *   to command-line flags, so the two tiering flags are named as well.)
  * - `--optimize-for-size`: the JavaScript heap grows by smaller steps between full collections (its committed size
