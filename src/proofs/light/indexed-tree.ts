@@ -38,7 +38,7 @@ import {
   type LightNodeLookup,
   type LightMerkleProof,
 } from './merkle-proof.js';
-import { bigintToBytes32, bytesToBigint, poseidon, poseidonBatch, toFieldElement } from './poseidon.js';
+import { bigintToBytes32, bytesToBigint, poseidon, poseidonBatch, poseidonPairs, toFieldElement } from './poseidon.js';
 import { SparsePoseidonTree } from './sparse-tree.js';
 import { LIGHT_TREE_HEIGHT } from './trees.js';
 
@@ -197,7 +197,8 @@ export function readNewAddressProof(
 }
 
 /**
- * Leaf hashes of many elements of one tree kind (`indexedElementHash` of each) in one Poseidon batch. Throws as
+ * Leaf hashes of many elements of one tree kind (`indexedElementHash` of each) in one Poseidon batch (V2 leaves,
+ * being pairs, through the pair memo). Throws as
  * `indexedElementHash` does on a value that is not a field element or a bad nextIndex.
  */
 export function indexedElementHashes(elements: readonly IndexedElement[], treeType: AddressTreeType): Uint8Array[] {
@@ -212,7 +213,8 @@ export function indexedElementHashes(elements: readonly IndexedElement[], treeTy
     const fields = treeType === 'AddressV1' ? [e.value, BigInt(e.nextIndex), e.nextValue] : [e.value, e.nextValue];
     fields.forEach((f, k) => input.set(bigintToBytes32(toFieldElement(f)), at + 32 * k));
   });
-  const out = poseidonBatch(arity, input, elements.length);
+  // V2 leaves are Poseidon pairs: the pair memo knows those of low elements asked for before
+  const out = arity === 2 ? poseidonPairs(input, elements.length) : poseidonBatch(arity, input, elements.length);
   return elements.map((_, i) => out.slice(32 * i, 32 * i + 32));
 }
 

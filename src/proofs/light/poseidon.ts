@@ -259,6 +259,35 @@ export function rememberPair(left: Uint8Array, right: Uint8Array, parent: Uint8A
 }
 
 /**
+ * Poseidon of `count` pairs (`input`: count × 64 bytes, left then right, big-endian field elements) through the
+ * pair memo: remembered pairs are not hashed again, the others are hashed in one batch and remembered. Throws as
+ * `poseidonBatch` does on an element not below the modulus.
+ */
+export function poseidonPairs(input: Uint8Array, count: number): Uint8Array {
+  if (!Number.isSafeInteger(count) || count < 0 || input.length !== count * 64) {
+    throw new SolgateError('INTERNAL', 'Poseidon pair input is not count × 64 bytes', { context: { count, length: input.length } });
+  }
+  const out = new Uint8Array(count * 32);
+  const missed: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const hit = pairMemo.get(input.subarray(64 * i, 64 * i + 32), input.subarray(64 * i + 32, 64 * i + 64));
+    if (hit === undefined) missed.push(i);
+    else out.set(hit, 32 * i);
+  }
+  if (missed.length) {
+    const batch = new Uint8Array(missed.length * 64);
+    missed.forEach((i, k) => batch.set(input.subarray(64 * i, 64 * i + 64), 64 * k));
+    const hashed = poseidonBatch(2, batch, missed.length);
+    missed.forEach((i, k) => {
+      const parent = hashed.subarray(32 * k, 32 * k + 32);
+      out.set(parent, 32 * i);
+      pairMemo.set(input.subarray(64 * i, 64 * i + 32), input.subarray(64 * i + 32, 64 * i + 64), parent);
+    });
+  }
+  return out;
+}
+
+/**
  * Parent of two sibling nodes of a Light Merkle tree: Poseidon(left, right) (Photon's `compute_parent_hash`).
  *
  * Memoised (see `PairMemo`): proofs of one tree share their upper levels (every proof of a tree with 2^k leaves

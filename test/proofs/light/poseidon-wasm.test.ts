@@ -18,6 +18,7 @@ import {
   isFieldNode,
   poseidon,
   poseidonBatch,
+  poseidonPairs,
 } from '../../../src/proofs/light/poseidon.js';
 import { poseidonParams } from '../../../src/proofs/light/poseidon-params.js';
 import { computeLightRoot, verifyLightProof, verifyLightProofsBatch, type LightProofBytes } from '../../../src/proofs/light/merkle-proof.js';
@@ -84,6 +85,24 @@ describe('poseidonBatch', () => {
     expect(() => poseidonBatch(2, new Uint8Array(63), 1)).toThrow(SolgateError);
     expect(() => poseidonBatch(13, new Uint8Array(13 * 32), 1)).toThrow(/1\.\.12 inputs/);
     expect(poseidonBatch(2, new Uint8Array(0), 0)).toHaveLength(0);
+  });
+
+  it('poseidonPairs equals Poseidon of each pair, remembered pairs (repeated, or seen before) included', () => {
+    const values = Array.from({ length: 12 }, (_, i) => (BigInt(i + 1) * 0x51ed2705n + 11n) % P);
+    const pairs = [[0, 1], [2, 3], [0, 1], [4, 5], [2, 3], [6, 7]];
+    const input = new Uint8Array(pairs.length * 64);
+    pairs.forEach(([a, b], k) => {
+      input.set(bigintToBytes32(values[a]), 64 * k);
+      input.set(bigintToBytes32(values[b]), 64 * k + 32);
+    });
+    for (let round = 0; round < 2; round++) {
+      const out = poseidonPairs(input, pairs.length);
+      pairs.forEach(([a, b], k) => expect(Buffer.from(out.subarray(32 * k, 32 * k + 32)).toString('hex')).toBe(reference([values[a], values[b]])));
+    }
+    const bad = new Uint8Array(64);
+    bad.set(bigintToBytes32(P), 0);
+    expect(() => poseidonPairs(bad, 1)).toThrow(/not a BN254 field element/);
+    expect(() => poseidonPairs(new Uint8Array(65), 1)).toThrow(SolgateError);
   });
 
   it('isFieldNode: 32 bytes below the modulus', () => {
