@@ -458,7 +458,7 @@ async function writeTree(db: Db, g: Group, depth: number, size: number, ownerOf:
       await q.query(
         `INSERT INTO cnft_assets (asset_id, tree, leaf_index, authority, leaf_schema, leaf_hash, data_hash, creator_hash, collection_hash,
                                   asset_data_hash, flags, leaf_seq, owner, delegate, owner_seq, metadata, metadata_version, metadata_seq, seq,
-                                  burnt, decompressed)
+                                  burnt)
          SELECT u.id, g.tree, u.leaf, g.tree_authority, 1, u.leaf_hash, u.data_hash, u.creator_hash, NULL, NULL, NULL, u.leaf + 1, u.owner, NULL,
                 u.leaf + 1,
                 jsonb_build_object('uri', g.uri_base || (u.leaf + 1) || '.json', 'name', g.name || ' #' || (u.leaf + 1), 'uses', NULL,
@@ -466,7 +466,7 @@ async function writeTree(db: Db, g: Group, depth: number, size: number, ownerOf:
                                    'collection', CASE WHEN g.address IS NULL THEN NULL ELSE jsonb_build_object('key', g.address, 'verified', true) END,
                                    'editionNonce', 0, 'tokenStandard', 'NonFungible', 'primarySaleHappened', false,
                                    'tokenProgramVersion', 'Original', 'sellerFeeBasisPoints', g.bps),
-                1, u.leaf + 1, u.leaf + 1, false, false
+                1, u.leaf + 1, u.leaf + 1, false
            FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::text[])
                 AS u(id, leaf, leaf_hash, data_hash, creator_hash, owner, slot, sig)
            JOIN bench_das_groups g ON g.idx = ${g.idx}`,

@@ -202,13 +202,21 @@ export async function writeIndexRows(q: Queryable, rows: DasIndexRow[], removed:
     { name: 'scopes', type: 'text', get: (x) => x.scopes.join(',') },
   ], authorities, '', sel(['authority', "string_to_array(scopes, ',')"])));
 
-  const groups = withHex.flatMap((r) => dedupe(r.groups, (g) => `${g.key}\u0000${g.value}`).map((g) => keyed(r, g)));
+  // The owner the asset is listed under directly, and whether it is listed through token accounts instead (the two
+  // parts of an owner's holdings, list-assets.ts): owner+group searches walk one index range (migration 029).
+  const groups = withHex.flatMap((r) => {
+    const tokenOwned = r.ownerType === 'token' && r.supplyMint !== null;
+    const owner = r.supplyMint === null || r.ownerType === 'single' ? r.owner : null;
+    return dedupe(r.groups, (g) => `${g.key}\u0000${g.value}`).map((g) => keyed(r, { ...g, owner, tokenOwned }));
+  });
   await run(q, bulkInsertStatement('das_asset_groups', [
-    ...common<{ key: string; value: string; verified: boolean }>(),
+    ...common<{ key: string; value: string; verified: boolean; owner: string | null; tokenOwned: boolean }>(),
     { name: 'group_key', type: 'text', get: (x) => x.key },
     { name: 'group_value', type: 'text', get: (x) => x.value },
     { name: 'verified', type: 'boolean', get: (x) => x.verified },
-  ], groups, '', sel(['group_key', 'group_value', 'verified'])));
+    { name: 'owner', type: 'text', get: (x) => x.owner },
+    { name: 'token_owned', type: 'boolean', get: (x) => x.tokenOwned },
+  ], groups, '', sel(['group_key', 'group_value', 'verified', 'owner', 'token_owned'])));
 }
 
 function dedupe<T>(xs: T[], key: (x: T) => string): T[] {

@@ -157,6 +157,30 @@ describe('DAS list methods', () => {
     expect(n.error?.code).toBe(-32602);
   });
 
+  it('searchAssets by owner and grouping lists the owner\'s holdings in the group, for every owner and group', async () => {
+    const { rows } = await ta.t.db.query<{ owner: string }>(
+      `SELECT DISTINCT owner FROM das_assets WHERE owner IS NOT NULL
+       UNION SELECT DISTINCT owner FROM token_accounts WHERE owner IS NOT NULL AND NOT closed`,
+    );
+    let pairs = 0;
+    for (const { owner } of rows) {
+      const all = await list('searchAssets', { ownerAddress: owner, limit: 1000 });
+      const groups = new Set(all.items.flatMap((a) => (a.grouping ?? []).map((g) => `${g.group_key}\u0000${g.group_value}`)));
+      for (const g of groups) {
+        const [key, value] = g.split('\u0000');
+        const want = all.items.filter((a) => (a.grouping ?? []).some((x) => x.group_key === key && x.group_value === value)).map((a) => a.id);
+        for (const sortBy of [undefined, { sortBy: 'id', sortDirection: 'asc' }, { sortBy: 'updated', sortDirection: 'desc' }]) {
+          const got = await list('searchAssets', { ownerAddress: owner, grouping: [key, value], limit: 1000, ...(sortBy ? { sortBy } : {}) });
+          if (!sortBy) expect(ids(got), `${owner} in ${value}`).toEqual(want);
+          else if (sortBy.sortBy === 'id') expect(ids(got), `${owner} in ${value}`).toEqual([...want].reverse());
+          else expect(ids(got).sort(), `${owner} in ${value}`).toEqual([...want].sort());
+        }
+        pairs++;
+      }
+    }
+    expect(pairs).toBeGreaterThan(0);
+  });
+
   it('getGrouping counts the verified members of a group', async () => {
     const r = await callRpc(ta, 'getGrouping', { groupKey: 'collection', groupValue: COLLECTION });
     expect(r.result).toEqual({ group_key: 'collection', group_name: COLLECTION, group_size: 3 });
@@ -180,6 +204,16 @@ describe('DAS list methods', () => {
       const plan = await explain(owner, p);
       expect(plan, plan).toContain(index);
       expect(plan, plan).not.toMatch(/\bSort\b/);
+    }
+    // An owner's holdings in one group (searchAssets owner + grouping): each part is an index range read in id
+    // order up to the page's end, the two merged in order.
+    const inGroup: ListQuery = { drive: { kind: 'holdings', ownerParam: '$1', group: { keyParam: '$2', valueParam: '$3' } }, where: ['a.supply > 0'], params: ['x', 'collection', 'y'] };
+    for (const p of [{}, { sortBy: { sortBy: 'id', sortDirection: 'asc' } }, { cursor: COLLECTION }, { page: 3, limit: 10 }]) {
+      const plan = await explain(inGroup, p);
+      expect(plan, plan).toContain('das_asset_groups_owner_idx');
+      expect(plan, plan).toContain('das_asset_groups_token_owned_idx');
+      expect(plan, plan).toContain('Merge Append');
+      expect(plan, plan).not.toMatch(/(^|->\s+)Sort\b/m);
     }
     for (const [table, col, index] of [['das_asset_groups', 'group_value', 'das_asset_groups'], ['das_asset_creators', 'creator', 'das_asset_creators'], ['das_asset_authorities', 'authority', 'das_asset_authorities']] as const) {
       const where = table === 'das_asset_groups' ? ["s.group_key = 'collection'", `s.${col} = $1`] : [`s.${col} = $1`];
@@ -209,6 +243,10 @@ describe('the list index follows ownership changes', () => {
         for (const o of owners) {
           const l = (await callRpc(t, 'getAssetsByOwner', { ownerAddress: o })).result as AssetList;
           expect(l.items.map((a) => a.id).includes(assetId), `owner ${o}, current ${owner}`).toBe(o === owner);
+          for (const g of asset.grouping ?? []) {
+            const s = (await callRpc(t, 'searchAssets', { ownerAddress: o, grouping: [g.group_key, g.group_value] })).result as AssetList;
+            expect(s.items.map((a) => a.id).includes(assetId), `owner ${o} in ${g.group_value}, current ${owner}`).toBe(o === owner);
+          }
         }
       }
       expect(owners.size).toBeGreaterThan(1);

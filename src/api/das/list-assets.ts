@@ -58,7 +58,7 @@ export type Drive =
    * primary-key probe; as a semi-join the planner may hash the whole asset table for owners with thousands of
    * token accounts.
    */
-  | { kind: 'holdings'; ownerParam: string; zeroBalance?: boolean };
+  | { kind: 'holdings'; ownerParam: string; zeroBalance?: boolean; group?: { keyParam: string; valueParam: string } };
 
 export interface ListQuery {
   drive: Drive;
@@ -73,11 +73,35 @@ export function bind(query: ListQuery, v: unknown): string {
   return `$${query.params.length}`;
 }
 
-function fromClause(q: ListQuery): { from: string; k: string } {
+/** One part of a list query: its FROM, the alias its sort keys are read from, and conditions of its own. */
+interface FromPart {
+  from: string;
+  k: string;
+  where?: string[];
+}
+
+function fromClause(q: ListQuery): FromPart | FromPart[] {
   const d = q.drive;
   if (d.kind === 'assets') return { from: 'das_assets a', k: 'a' };
   if (d.kind === 'side') return { from: `${d.table} s JOIN das_assets a ON a.id = s.asset_id`, k: 's' };
   const o = d.ownerParam;
+  if (d.group) {
+    // Holdings in one group (migration 029): the group rows carry the owner an asset is listed under directly, so
+    // the owner's direct holdings in the group are one index range in id order; the group's token-owned members
+    // (rare in collections) are checked against the owner's token accounts. Two parts, each read in index order
+    // up to the page's end and merged in order (Merge Append; a plain UNION ALL of joins would be sorted whole).
+    const { keyParam: gk, valueParam: gv } = d.group;
+    const from = 'das_asset_groups g JOIN das_assets a ON a.id = g.asset_id';
+    return [
+      { from, k: 'g', where: [`g.group_key = ${gk}`, `g.group_value = ${gv}`, `g.owner = ${o}`] },
+      {
+        from,
+        k: 'g',
+        where: [`g.group_key = ${gk}`, `g.group_value = ${gv}`, 'g.token_owned',
+          `EXISTS (SELECT 1 FROM token_accounts ta WHERE ta.owner = ${o} AND ta.mint = g.asset_id${d.zeroBalance ? '' : ' AND ta.amount > 0'} AND NOT ta.closed)`],
+      },
+    ];
+  }
   return {
     from: `(SELECT x.* FROM das_assets x WHERE x.owner = ${o} AND (x.supply_mint IS NULL OR x.owner_type = 'single')
              UNION ALL
@@ -102,27 +126,42 @@ export interface ListPage {
 /** The SQL of one page (and of the count of all matches) of a list query. */
 export function buildListSql(query: ListQuery, sort: Sort, pg: Pagination): { page: string; count: string; params: unknown[]; countParams: unknown[] } {
   const q: ListQuery = { ...query, where: [...query.where, ...(query.drive.kind === 'side' ? query.drive.where : [])], params: [...query.params] };
-  const { from, k } = fromClause(q);
+  const fc = fromClause(q);
   const dir = sort.dir === 'asc' ? 'ASC' : 'DESC';
-  const col = sortColumn(sort, k);
-  const order = col ? `${col} ${dir}, ${k}.id_key ${dir}` : `${k}.id_key ${dir}`;
+  const order = (k: string) => {
+    const col = sortColumn(sort, k);
+    return col ? `${col} ${dir}, ${k}.id_key ${dir}` : `${k}.id_key ${dir}`;
+  };
   const countParams = [...q.params];
-  const keyset: string[] = [];
+  // Keyset bounds on the id bytes, as [operator, placeholder].
+  const bounds: [string, string][] = [];
   let offset = '';
   if (pg.mode === 'page') offset = ` OFFSET ${(pg.page - 1) * pg.limit}`;
   else if (pg.mode === 'cursor') {
-    if (pg.cursor) keyset.push(`${k}.id_key ${sort.dir === 'asc' ? '>' : '<'} decode(${bind(q, idKeyHex(pg.cursor))}, 'hex')`);
+    if (pg.cursor) bounds.push([sort.dir === 'asc' ? '>' : '<', bind(q, idKeyHex(pg.cursor))]);
   } else {
-    if (pg.before) keyset.push(`${k}.id_key < decode(${bind(q, idKeyHex(pg.before))}, 'hex')`);
-    if (pg.after) keyset.push(`${k}.id_key > decode(${bind(q, idKeyHex(pg.after))}, 'hex')`);
+    if (pg.before) bounds.push(['<', bind(q, idKeyHex(pg.before))]);
+    if (pg.after) bounds.push(['>', bind(q, idKeyHex(pg.after))]);
   }
+  const keyset = (k: string) => bounds.map(([op, ph]) => `${k}.id_key ${op} decode(${ph}, 'hex')`);
   const where = (extra: string[]) => {
     const all = [...q.where, ...extra];
     return all.length ? ` WHERE ${all.map((c) => `(${c})`).join(' AND ')}` : '';
   };
+  if (!Array.isArray(fc)) {
+    return {
+      page: `SELECT a.id FROM ${fc.from}${where(keyset(fc.k))} ORDER BY ${order(fc.k)} LIMIT ${pg.limit}${offset}`,
+      count: `SELECT count(*)::text AS n FROM ${fc.from}${where([])}`,
+      params: q.params,
+      countParams,
+    };
+  }
+  // Disjoint parts: each read in its own order up to the end of the page, then merged.
+  const end = pg.limit + (pg.mode === 'page' ? (pg.page - 1) * pg.limit : 0);
+  const parts = fc.map((f) => `(SELECT a.id, ${f.k}.id_key, ${f.k}.created_slot, ${f.k}.updated_slot FROM ${f.from}${where([...(f.where ?? []), ...keyset(f.k)])} ORDER BY ${order(f.k)} LIMIT ${end})`);
   return {
-    page: `SELECT a.id FROM ${from}${where(keyset)} ORDER BY ${order} LIMIT ${pg.limit}${offset}`,
-    count: `SELECT count(*)::text AS n FROM ${from}${where([])}`,
+    page: `SELECT m.id FROM (${parts.join(' UNION ALL ')}) m ORDER BY ${order('m')} LIMIT ${pg.limit}${offset}`,
+    count: `SELECT count(*)::text AS n FROM (${fc.map((f) => `SELECT 1 FROM ${f.from}${where(f.where ?? [])}`).join(' UNION ALL ')}) m`,
     params: q.params,
     countParams,
   };

@@ -121,8 +121,11 @@ export const searchAssets: RpcMethod = {
     ];
     if (owner !== undefined) query.drive = { kind: 'holdings', ownerParam: bind(query, owner), zeroBalance: opts.showZeroBalance };
     if (grouping) {
-      const w = [`g.group_key = ${bind(query, grouping[0])}`, `g.group_value = ${bind(query, grouping[1])}`];
+      const [keyParam, valueParam] = [bind(query, grouping[0]), bind(query, grouping[1])];
+      const w = [`g.group_key = ${keyParam}`, `g.group_value = ${valueParam}`];
       if (query.drive.kind === 'assets') query.drive = { kind: 'side', table: 'das_asset_groups', where: w.map((c) => c.replaceAll('g.', 's.')) };
+      // Owner and grouping: the owner's holdings in the group, one index range (list-assets.ts).
+      else if (query.drive.kind === 'holdings') query.drive.group = { keyParam, valueParam };
       else candidates.push(`EXISTS (SELECT 1 FROM das_asset_groups g WHERE g.asset_id = a.id AND ${w.join(' AND ')})`);
     }
     if (creator !== undefined || creatorVerified !== undefined) {
