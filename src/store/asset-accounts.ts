@@ -90,6 +90,45 @@ export async function getEditionAccountsByMint(q: Queryable, mints: string[]): P
   return out;
 }
 
+/**
+ * What rendering reads first about a set of ids, in one statement: the rows at those addresses (Core assets), the
+ * Token Metadata rows describing them (by mint), and the edition links of those mints (as
+ * `getEditionAccountsByMint`; ids that are no mints have none). Each part keeps the row order of its own query.
+ */
+export async function getAssetSources(q: Queryable, ids: string[]): Promise<{
+  direct: Map<string, StoredAssetAccount>;
+  metas: Map<string, StoredAssetAccount>;
+  editions: Map<string, StoredAssetAccount | null>;
+}> {
+  const direct = new Map<string, StoredAssetAccount>();
+  const metas = new Map<string, StoredAssetAccount>();
+  const editions = new Map<string, StoredAssetAccount | null>();
+  if (!ids.length) return { direct, metas, editions };
+  const { rows } = await q.query<Row & { part: string; key: string }>(
+    `SELECT * FROM (
+       SELECT 'd' AS part, address AS key, address, kind, asset_id, owner, collection, data, slot FROM asset_accounts WHERE address = ANY($1::text[])
+     ) d
+     UNION ALL
+     SELECT * FROM (
+       SELECT 'm', asset_id, address, kind, asset_id, owner, collection, data, slot FROM asset_accounts
+        WHERE asset_id = ANY($1::text[]) AND kind IN ('tm.metadata', 'tm.closed')
+     ) m
+     UNION ALL
+     SELECT * FROM (
+       SELECT 'e', l.mint, a.address, a.kind, a.asset_id, a.owner, a.collection, a.data, a.slot
+         FROM tm_edition_mints l LEFT JOIN asset_accounts a ON a.address = l.edition
+        WHERE l.mint = ANY($1::text[])
+     ) e`,
+    [ids],
+  );
+  for (const r of rows) {
+    if (r.part === 'd') direct.set(r.key, stored(r));
+    else if (r.part === 'm') metas.set(r.key, stored(r));
+    else editions.set(r.key, r.address === null ? null : stored(r));
+  }
+  return { direct, metas, editions };
+}
+
 /** Rows by account address. */
 export async function getAssetAccounts(q: Queryable, addresses: string[]): Promise<Map<string, StoredAssetAccount>> {
   const out = new Map<string, StoredAssetAccount>();

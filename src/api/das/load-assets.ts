@@ -1,9 +1,9 @@
 /**
  * Loads and renders assets by id in a fixed number of queries whatever the count: Core rows, Token Metadata
- * rows (by mint), their edition accounts, mints and holders.
+ * rows (by mint) and their edition links in one statement, then mints and holders.
  */
 import type { Queryable } from '../../store/db.js';
-import { getAssetAccounts, getEditionAccountsByMint, getMetadataByMint, type StoredAssetAccount } from '../../store/asset-accounts.js';
+import { getAssetAccounts, getAssetSources, type StoredAssetAccount } from '../../store/asset-accounts.js';
 import { editionPda } from '../../store/editions.js';
 import { queryExtensions, queryHolders, queryMints } from '../../store/token-reads.js';
 import { isExtensionAsset, renderExtensionFungible, withMintParts } from './render-fungible.js';
@@ -20,8 +20,7 @@ import { renderTokenMetadata } from './render-token-metadata.js';
  * The (master) edition account of each mint: through the stored edition → mint links, deriving the PDA only for
  * mints never seen as mint accounts (replayed metadata without its mint).
  */
-async function editionAccounts(q: Queryable, mints: string[]): Promise<Map<string, StoredAssetAccount | undefined>> {
-  const linked = await getEditionAccountsByMint(q, mints);
+async function editionAccounts(q: Queryable, mints: string[], linked: Map<string, StoredAssetAccount | null>): Promise<Map<string, StoredAssetAccount | undefined>> {
   const out = new Map<string, StoredAssetAccount | undefined>([...linked].map(([m, a]) => [m, a ?? undefined]));
   const rest = mints.filter((m) => !linked.has(m));
   if (rest.length) {
@@ -40,7 +39,7 @@ async function editionAccounts(q: Queryable, mints: string[]): Promise<Map<strin
 export async function loadAssets(q: Queryable, ids: string[], opts: DisplayOptions, { withOffchain = true }: { withOffchain?: boolean } = {}): Promise<Map<string, AssetJson>> {
   const out = new Map<string, AssetJson>();
   const unique = [...new Set(ids)];
-  const [direct, metas] = await Promise.all([getAssetAccounts(q, unique), getMetadataByMint(q, unique)]);
+  const { direct, metas, editions: linked } = await getAssetSources(q, unique);
 
   // MPL Core (closed accounts render burnt): assets in a collection take their authority from the collection account.
   const core = [...direct.values()].filter((r) => coreRowKind(r) !== null);
@@ -54,7 +53,7 @@ export async function loadAssets(q: Queryable, ids: string[], opts: DisplayOptio
   // Token Metadata.
   const mints = [...metas.keys()].filter((m) => !out.has(m));
   if (mints.length) {
-    const [editions, mintInfo, holders, exts] = await Promise.all([editionAccounts(q, mints), queryMints(q, mints), queryHolders(q, mints), queryExtensions(q, mints)]);
+    const [editions, mintInfo, holders, exts] = await Promise.all([editionAccounts(q, mints, linked), queryMints(q, mints), queryHolders(q, mints), queryExtensions(q, mints)]);
     mints.forEach((m) => {
       const a = renderTokenMetadata({ metadata: metas.get(m)!, edition: editions.get(m), mint: mintInfo.get(m), holder: holders.get(m) }, opts);
       out.set(m, withMintParts(a, mintInfo.get(m), exts.get(m), opts.showFungible));
