@@ -7,8 +7,8 @@
  *   is unique per (webhook, signature), so re-ingesting a block never queues anything twice.
  * - A delivery worker takes a webhook's lease (`claimWebhook`, `FOR NO KEY UPDATE SKIP LOCKED` on the webhook row
  *   so concurrent workers never wait for each other nor take the same webhook), reads its due events in order
- *   (`dueEvents`), records each attempt together with the event's new state and a lease renewal
- *   (`recordAttempt`), and releases the lease (`releaseLease`). A worker that dies leaves a lease that expires.
+ *   (`dueEvents`), records attempts together with the events' new states and a lease renewal
+ *   (`recordAttempts`, many in one statement; `recordAttempt` for one), and releases the lease (`releaseLease`). A worker that dies leaves a lease that expires.
  * - The delivery log (`listDeliveries`, `attemptsOf`), replays (`replayEvents`), the failure rate behind
  *   auto-deactivation (`failureStats`, `deactivateWebhook`) and retention (`pruneDeliveries`).
  * All times come from the database clock.
@@ -123,15 +123,19 @@ export interface DueEvent {
   enhanced: string | null;
 }
 
-/** A webhook's due events: earliest due first, then chain order (so first attempts go out in slot order). */
-export async function dueEvents(q: Queryable, webhookId: string, limit: number): Promise<DueEvent[]> {
+/**
+ * A webhook's due events: earliest due first, then chain order (so first attempts go out in slot order); `exclude`:
+ * event ids left out (attempted, their outcomes still being recorded).
+ */
+export async function dueEvents(q: Queryable, webhookId: string, limit: number, exclude: readonly number[] = []): Promise<DueEvent[]> {
   const { rows } = await q.query<{ id: number; signature: string; slot: number; attempts: number; queued_at: Date; raw: string | null; enhanced: string | null }>(
     `SELECT e.id, e.signature, e.slot, e.attempts, e.queued_at, p.raw, p.enhanced
        FROM webhook_events e LEFT JOIN webhook_payloads p ON p.signature = e.signature
       WHERE e.webhook_id = $1 AND e.state = 'pending' AND e.next_attempt_at <= clock_timestamp()
+        AND e.id <> ALL($3::int8[])
       ORDER BY e.next_attempt_at, e.position
       LIMIT $2`,
-    [webhookId, limit],
+    [webhookId, limit, exclude],
   );
   return rows.map((r) => ({ id: Number(r.id), signature: r.signature, slot: Number(r.slot), attempts: r.attempts, queuedAt: new Date(r.queued_at), raw: r.raw, enhanced: r.enhanced }));
 }
@@ -190,6 +194,67 @@ export async function recordAttempt(q: Queryable, o: AttemptOutcome): Promise<{ 
   );
   const r = rows[0];
   return r ? { state: r.state, attempt: r.attempts, queuedAt: new Date(r.queued_at) } : null;
+}
+
+/** One attempt of a batch recorded by `recordAttempts`. */
+export interface BatchAttempt {
+  eventId: number;
+  ok: boolean;
+  status: number | null;
+  latencyMs: number;
+  error: string | null;
+  retryInMs: number;
+  final?: boolean;
+}
+
+/**
+ * `recordAttempt` for many events of one webhook in one statement: the attempts are logged in the given order,
+ * each event moves to its new state, and the lease is renewed — only while `owner` holds the lease (nothing is
+ * written otherwise). Returns the new state of each recorded event by id; an event missing from the map was not
+ * recorded (the lease was lost, or the event is no longer pending).
+ */
+export async function recordAttempts(
+  q: Queryable,
+  o: { webhookId: string; owner: string; leaseMs: number; windowMs: number; attempts: readonly BatchAttempt[] },
+): Promise<Map<number, { state: RecordedState; attempt: number; queuedAt: Date }>> {
+  const out = new Map<number, { state: RecordedState; attempt: number; queuedAt: Date }>();
+  if (!o.attempts.length) return out;
+  const a = o.attempts;
+  const { rows } = await q.query<{ id: number; state: RecordedState; attempts: number; queued_at: Date }>(
+    `WITH lease AS (
+       UPDATE webhook_leases SET until = clock_timestamp() + $3::int * interval '1 millisecond'
+        WHERE webhook_id = $1 AND owner = $2
+       RETURNING webhook_id
+     ), u AS (
+       SELECT * FROM unnest($5::int8[], $6::bool[], $7::int[], $8::int[], $9::text[], $10::int[], $11::bool[])
+                WITH ORDINALITY AS u (id, ok, status, latency_ms, error, retry_ms, final, ord)
+     ), ev AS (
+       UPDATE webhook_events e SET
+         attempts = e.attempts + 1,
+         last_attempt_at = clock_timestamp(),
+         last_status = u.status,
+         last_error = u.error,
+         state = CASE WHEN u.ok THEN 'delivered'
+                      WHEN u.final OR clock_timestamp() + u.retry_ms * interval '1 millisecond' > e.queued_at + $4::bigint * interval '1 millisecond' THEN 'failed'
+                      ELSE 'pending' END,
+         delivered_at = CASE WHEN u.ok THEN clock_timestamp() ELSE e.delivered_at END,
+         next_attempt_at = CASE WHEN u.ok THEN e.next_attempt_at ELSE clock_timestamp() + u.retry_ms * interval '1 millisecond' END
+        FROM u
+        WHERE e.id = u.id AND e.webhook_id = $1 AND e.state = 'pending' AND EXISTS (SELECT 1 FROM lease)
+       RETURNING e.id, e.attempts, e.state, e.queued_at, u.ok, u.status, u.latency_ms, u.error, u.ord
+     ), log AS (
+       INSERT INTO webhook_attempts (event_id, webhook_id, attempt, ok, status, latency_ms, error, worker)
+       SELECT id, $1, attempts, ok, status, latency_ms, error, $2 FROM ev ORDER BY ord
+     )
+     SELECT id, state, attempts, queued_at FROM ev`,
+    [
+      o.webhookId, o.owner, Math.round(o.leaseMs), Math.round(o.windowMs),
+      a.map((x) => x.eventId), a.map((x) => x.ok), a.map((x) => x.status), a.map((x) => Math.round(x.latencyMs)),
+      a.map((x) => x.error), a.map((x) => Math.round(x.retryInMs)), a.map((x) => x.final ?? false),
+    ],
+  );
+  for (const r of rows) out.set(Number(r.id), { state: r.state, attempt: r.attempts, queuedAt: new Date(r.queued_at) });
+  return out;
 }
 
 /** Attempts and failures of a webhook over the last `windowMs`. */

@@ -4,23 +4,25 @@
  * reach it in chain order. Any number of worker processes may share a database.
  *
  * Per attempt: the body is built from the stored payload (`raw` / `enhanced` arrays of one transaction, `discord`
- * message), sent through the SSRF-guarded agent (every connection's resolved address checked; redirects are not
- * followed — a 3xx is a failed attempt) with the Standard Webhooks headers (src/webhooks/signing.ts) and the
- * webhook's authHeader as Authorization; any 2xx within the timeout is a delivery. The outcome is recorded with
- * the event's next state (src/store/webhook-events.ts `recordAttempt`); failures are retried with exponential
- * backoff and jitter until the retry window closes. After a failure, the webhook's failure rate over the
+ * message), sent through the SSRF-guarded agent (keep-alive connections; every connection's resolved address
+ * checked; redirects are not followed — a 3xx is a failed attempt) with the Standard Webhooks headers
+ * (src/webhooks/signing.ts) and the webhook's authHeader as Authorization; any 2xx within the timeout is a delivery.
+ * Outcomes are recorded in bulk with the events' next states and a lease renewal (src/store/webhook-events.ts
+ * `recordAttempts`, one statement per chunk of due events, or sooner: after a failure, or before a POST could
+ * outlast the lease); failures are retried with exponential backoff and jitter until the retry window closes. After a failure, the webhook's failure rate over the
  * deactivation window is checked and the webhook switched off (reason recorded) when it passes the threshold.
  *
  * Stopping finishes the attempts in flight (and records them) before resolving. A killed process leaves leases
- * that expire after `leaseMs`; its events are then delivered by another worker (at least once, same event id).
+ * that expire after `leaseMs`; its events — including those POSTed but not yet recorded — are then delivered by
+ * another worker (at least once, same event id).
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { Db } from '../store/db.js';
 import {
-  WEBHOOK_EVENTS_CHANNEL, claimWebhook, deactivateWebhook, dueEvents, failureStats, pruneDeliveries, recordAttempt, releaseLease,
-  type ClaimedWebhook, type DueEvent,
+  WEBHOOK_EVENTS_CHANNEL, claimWebhook, deactivateWebhook, dueEvents, failureStats, pruneDeliveries, recordAttempts, releaseLease,
+  type BatchAttempt, type ClaimedWebhook, type DueEvent,
 } from '../store/webhook-events.js';
 import { createGuardedAgent, guardedRequest, GuardedFetchError, SsrfError, type GuardedAgent, type SsrfPolicy } from '../net/ssrf.js';
 import { webhookAttempts, webhookDeactivations, webhookDeliveryLatency } from '../core/metrics.js';
@@ -102,7 +104,11 @@ function describe(e: unknown): string {
 export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
   const id = o.workerId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   const pollMs = o.pollMs ?? 250;
-  const batch = o.batch ?? 50;
+  const batch = o.batch ?? 500;
+  // Outcomes wait at most this long (ms) after the previous recording started before they are recorded.
+  const RECORD_MS = 100;
+  // Due events read per query (and recorded per statement when every attempt succeeds).
+  const chunk = Math.min(batch, 100);
   // A lease outlives any single attempt (the POST, then the statement recording it, which renews the lease).
   const leaseMs = o.timeoutMs * 2 + 5000;
   const agent = o.agent ?? createGuardedAgent(o.ssrf, { connections: Math.max(4, o.concurrency), connectTimeoutMs: o.timeoutMs });
@@ -116,7 +122,8 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
     idleCtl = new AbortController();
   }
 
-  async function attempt(w: ClaimedWebhook, e: DueEvent): Promise<boolean> {
+  /** POSTs one event; the outcome is recorded later, with others of the webhook (`flush`). */
+  async function attempt(w: ClaimedWebhook, e: DueEvent): Promise<BatchAttempt> {
     const built = deliveryBody(w, e, o.explorerTxUrl);
     const started = performance.now();
     let ok = false;
@@ -146,25 +153,37 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
     }
     const latencyMs = performance.now() - started;
     if (e.attempts === 0) o.onFirstAttempt?.(w.keyId);
-    const rec = await recordAttempt(o.db, {
-      eventId: e.id, webhookId: w.id, owner: id, leaseMs, ok, status, latencyMs, error, final,
-      retryInMs: retryDelayMs(e.attempts + 1, o.retry, Math.random()), windowMs: o.retry.windowMs,
-    });
-    if (!rec) {
-      log?.warn({ webhook: w.id, event: e.id }, 'webhook lease lost; another worker continues');
+    return { eventId: e.id, ok, status, latencyMs, error, final, retryInMs: retryDelayMs(e.attempts + 1, o.retry, Math.random()) };
+  }
+
+  /**
+   * Records the attempts made since the last flush (one statement, which also renews the lease). False when the
+   * webhook must be handed back: the lease was lost, or the webhook was switched off.
+   */
+  async function flush(w: ClaimedWebhook, done: BatchAttempt[]): Promise<boolean> {
+    if (!done.length) return true;
+    const recs = await recordAttempts(o.db, { webhookId: w.id, owner: id, leaseMs, windowMs: o.retry.windowMs, attempts: done });
+    let failed = false;
+    for (const a of done) {
+      const rec = recs.get(a.eventId);
+      if (!rec) continue;
+      if (rec.state === 'delivered') {
+        stats.delivered++;
+        webhookAttempts.inc({ outcome: 'delivered' });
+        if (rec.attempt === 1) webhookDeliveryLatency.observe((Date.now() - rec.queuedAt.getTime()) / 1000);
+      } else {
+        failed = true;
+        stats.failedAttempts++;
+        if (rec.state === 'failed') stats.gaveUp++;
+        webhookAttempts.inc({ outcome: rec.state === 'failed' ? 'failed' : 'retry' });
+        log?.debug({ webhook: w.id, event: a.eventId, attempt: rec.attempt, error: a.error, state: rec.state }, 'webhook delivery failed');
+      }
+    }
+    if (recs.size < done.length) {
+      log?.warn({ webhook: w.id, unrecorded: done.length - recs.size }, 'webhook lease lost; another worker continues');
       return false;
     }
-    if (rec.state === 'delivered') {
-      stats.delivered++;
-      webhookAttempts.inc({ outcome: 'delivered' });
-      if (rec.attempt === 1) webhookDeliveryLatency.observe((Date.now() - rec.queuedAt.getTime()) / 1000);
-    } else {
-      stats.failedAttempts++;
-      if (rec.state === 'failed') stats.gaveUp++;
-      webhookAttempts.inc({ outcome: rec.state === 'failed' ? 'failed' : 'retry' });
-      log?.debug({ webhook: w.id, event: e.id, attempt: rec.attempt, error, state: rec.state }, 'webhook delivery failed');
-      if (await maybeDeactivate(w)) return false;
-    }
+    if (failed && (await maybeDeactivate(w))) return false;
     return true;
   }
 
@@ -183,19 +202,57 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
     return true;
   }
 
+  /**
+   * Delivers up to `batch` due events of `w`, one POST at a time in order (so first attempts reach the receiver in
+   * chain order), recording the outcomes in bulk: a chunk's outcomes are recorded while the next chunk is read and
+   * POSTed (one recording in flight at a time, so the attempt log keeps the order), sooner when the chunk has run
+   * for 100 ms, and at once after a failed attempt (so the failure rate is checked) or before a POST could outlast
+   * the lease.
+   */
   async function serveWebhook(w: ClaimedWebhook): Promise<void> {
+    // The chunk being recorded (its ids are excluded from the next read: they may still be pending meanwhile).
+    let recording: Promise<boolean> = Promise.resolve(true);
+    let recordingIds: number[] = [];
+    let renewedAt = performance.now();
+    const record = async (done: BatchAttempt[]): Promise<boolean> => {
+      const go = await recording;
+      renewedAt = performance.now();
+      recording = go ? flush(w, done) : Promise.resolve(false);
+      // Handled where it is awaited (an error must not count as unhandled while the next POSTs run).
+      recording.catch(() => {});
+      recordingIds = done.map((a) => a.eventId);
+      return go;
+    };
     try {
       let sent = 0;
       while (!ctl.signal.aborted && sent < batch) {
-        const due = await dueEvents(o.db, w.id, Math.min(batch - sent, 50));
-        if (!due.length) return;
+        const want = Math.min(batch - sent, chunk);
+        const due = await dueEvents(o.db, w.id, want, recordingIds);
+        if (!due.length) break;
+        let done: BatchAttempt[] = [];
         for (const e of due) {
-          if (ctl.signal.aborted) return;
+          if (ctl.signal.aborted) break;
+          // The lease (2 × timeout + 5 s from the last renewal) must outlive this POST and the statement recording it.
+          if (performance.now() - renewedAt > o.timeoutMs) {
+            if (!(await record(done)) || !(await recording)) return;
+            done = [];
+          }
           sent++;
-          if (!(await attempt(w, e))) return;
+          const a = await attempt(w, e);
+          done.push(a);
+          if (!a.ok) {
+            if (!(await record(done)) || !(await recording)) return;
+            done = [];
+          } else if (performance.now() - renewedAt > RECORD_MS) {
+            // A slow receiver: the delivery log (and the lease) is brought up to date while the chunk goes on.
+            if (!(await record(done))) return;
+            done = [];
+          }
         }
+        if (!(await record(done)) || due.length < want) return;
       }
     } finally {
+      await recording.catch((err) => log?.warn({ err, webhook: w.id }, 'webhook attempts not recorded'));
       await releaseLease(o.db, w.id, id).catch((err) => log?.warn({ err, webhook: w.id }, 'webhook lease release failed'));
     }
   }
