@@ -24,7 +24,7 @@ import { getNodeHashes } from '../../store/zk/state-tree.js';
 import { getTrees } from '../../store/zk/trees.js';
 import { TREE_TYPE, type ZkTreeRow } from '../../store/zk/types.js';
 import { asValidation, validationError } from './errors.js';
-import { base58Memo, checkVerified, hashLookup, treeShape, wantNodes } from './state-proofs.js';
+import { checkVerified, hashLookup, nodeText, treeShape, wantNodes } from './state-proofs.js';
 
 /** The V1 address tree that address-only requests (getMultipleNewAddressProofs, `newAddresses`) use. */
 export const V1_ADDRESS_TREE = 'amt1Ayt45jfbdw5YSo7iz6WZxUmnZsQTYXy82hVwyC2';
@@ -82,7 +82,7 @@ export async function loadNewAddressProofs(
     wantNodes(keys, it.tree, [1, ...proofNodeIndexes(low.leafIndex, height)]);
   });
   const nodes = await getNodeHashes(q, keys);
-  const b58 = base58Memo();
+  const b58 = nodeText;
   const built = items.map((it, i) => {
     const t = trees.get(it.tree)!;
     const treeType = addressTreeType(t)!;

@@ -9,7 +9,7 @@
  * `proveByIndex: true`. `rootSeq` is the sequence number stored with the root node. Queries: accounts, trees,
  * then one query for every node of every proof. The proofs of a request are verified together
  * (`verifyLightProofsBatch`: shared nodes hashed once, one Poseidon call per level), as the bytes read from the
- * store, which are then encoded for the answer.
+ * store, which are then encoded for the answer (`nodeText`).
  */
 import { SolgateError } from '../../core/errors.js';
 import { proofsVerified, proofVerificationFailures } from '../../core/metrics.js';
@@ -59,18 +59,30 @@ export function nodeLookup(nodes: Map<string, ZkStateNode>, tree: string): (n: n
   };
 }
 
-/** Base58 of 32-byte nodes, each distinct node encoded once (proofs of a request share many nodes). */
-export function base58Memo(): (node: Uint8Array) => string {
-  const seen = new Map<string, string>();
-  return (node) => {
-    const key = Buffer.from(node.buffer, node.byteOffset, node.byteLength).toString('latin1');
-    let text = seen.get(key);
-    if (text === undefined) {
-      text = nodeToBase58(node);
-      seen.set(key, text);
-    }
-    return text;
-  };
+/** Slots of the node text cache (2 MiB of node bytes plus the texts). */
+const TEXT_SLOTS = 1 << 16;
+const textBytes = new Uint8Array(TEXT_SLOTS * 32);
+const texts: (string | undefined)[] = new Array(TEXT_SLOTS);
+
+/**
+ * Base58 of a 32-byte node through a direct-mapped cache shared by all requests (slot from the node's low bytes,
+ * hit only when all 32 bytes match): proofs of a request share their upper nodes, and requests share the nodes of
+ * the trees' busy parts.
+ */
+export function nodeText(node: Uint8Array): string {
+  if (node.length !== 32) return nodeToBase58(node);
+  const slot = ((node[31] | (node[30] << 8)) ^ (node[29] << 3) ^ (node[22] << 11)) & (TEXT_SLOTS - 1);
+  const at = slot * 32;
+  const cached = texts[slot];
+  if (cached !== undefined) {
+    let i = 0;
+    while (i < 32 && textBytes[at + i] === node[i]) i++;
+    if (i === 32) return cached;
+  }
+  const text = nodeToBase58(node);
+  textBytes.set(node, at);
+  texts[slot] = text;
+  return text;
 }
 
 /** Adds the node indexes `nodeIdxs` of `tree` to the keys of one {@link getNodeHashes} query. */
@@ -120,7 +132,7 @@ export async function loadStateProofs(q: Queryable, hashes: readonly string[], o
   const keys = new Map<string, number[]>();
   for (const { account, height } of plan) wantNodes(keys, account.tree, [1, leafNodeIndex(account.leafIndex, height), ...proofNodeIndexes(account.leafIndex, height)]);
   const nodes = await getNodeHashes(q, keys);
-  const b58 = base58Memo();
+  const b58 = nodeText;
   let provable = 0;
   const read = plan.map(({ account, height }) => {
     const r = readLightProofNodes(account.leafIndex, height, hashLookup(nodes, account.tree));

@@ -175,8 +175,8 @@ export const PAIR_MEMO_SIZE = 1 << 18;
  * The pair memo: a 4-way set-associative table of (left, right, parent) entries in one byte array, the set chosen
  * from the pairs' low bytes (node hashes are uniform there). A lookup compares all 64 bytes of the pair, so a hit is
  * exactly the hash function's result for that pair; a new pair takes a free way of its set, else evicts one in
- * turn. The table starts small and doubles (re-placing its entries) once half full, up to
- * {@link PAIR_MEMO_SIZE} entries.
+ * turn once the table has its full size. It starts small and doubles (re-placing its entries) when half full or
+ * when a pair finds its set full, up to {@link PAIR_MEMO_SIZE} entries.
  */
 class PairMemo {
   private data: Uint8Array;
@@ -219,10 +219,16 @@ class PairMemo {
 
   set(left: Uint8Array, right: Uint8Array, parent: Uint8Array): void {
     if (this.filled * 2 >= this.slots && this.slots < this.max) this.grow();
-    const first = this.set4(left, right);
+    let first = this.set4(left, right);
     let s = this.find(first, left, right);
     if (s < 0) {
       for (let w = first; w < first + 4 && s < 0; w++) if (!this.used[w]) s = w;
+      if (s < 0 && this.slots < this.max) {
+        // a full set below the size limit: grow rather than evict
+        this.grow();
+        first = this.set4(left, right);
+        for (let w = first; w < first + 4 && s < 0; w++) if (!this.used[w]) s = w;
+      }
       if (s < 0) s = first + (this.turn++ & 3);
       else this.filled++;
       this.used[s] = 1;
