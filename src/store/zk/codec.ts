@@ -6,12 +6,22 @@
  */
 import { base58ToBytes, bytesToBase58 } from '../../core/encoding.js';
 
+/** Recent {@link b58hex} results (tree keys recur in every query; a request's keys recur across its queries). */
+const hexMemo = new Map<string, string>();
+const HEX_MEMO_SIZE = 4096;
+
 /** Base58 → `\x…` hex text (null stays null). */
 export function b58hex(s: string): string;
 export function b58hex(s: string | null | undefined): string | null;
 export function b58hex(s: string | null | undefined): string | null {
   if (s === null || s === undefined) return null;
-  return `\\x${Buffer.from(base58ToBytes(s)).toString('hex')}`;
+  let hex = hexMemo.get(s);
+  if (hex === undefined) {
+    hex = `\\x${Buffer.from(base58ToBytes(s)).toString('hex')}`;
+    if (hexMemo.size >= HEX_MEMO_SIZE) hexMemo.clear();
+    hexMemo.set(s, hex);
+  }
+  return hex;
 }
 
 /** Bytes → `\x…` hex text (null stays null). */
