@@ -2,7 +2,9 @@
  * Proofs rebuilt from stored nodes: V1 and V2 account proofs (by hash, and by index for accounts still in a V2 output
  * queue), new-address proofs on empty and populated V1/V2 address trees, all checked against the Light reference
  * tree models — and every proof verified before it is returned: corrupt stored nodes give an internal error and
- * count in `solgate_proof_verification_failures_total{kind="zk"}`, never a wrong proof.
+ * count in `solgate_proof_verification_failures_total{kind="zk"}`, never a wrong proof. Nodes remembered across
+ * requests (node-cache.ts) serve only the root they were read at: a new root is read from the store, and nodes
+ * that failed verification are not remembered.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
@@ -10,6 +12,7 @@ import { proofsVerified, proofVerificationFailures } from '../../src/core/metric
 import { nodeFromBase58, nodeToBase58 } from '../../src/proofs/hash.js';
 import { emptyAddressTreeProof, IndexedMerkleTree, initPoseidon, SparsePoseidonTree } from '../../src/proofs/light/index.js';
 import { callRpc } from './harness.js';
+import { clearNodeCache, nodeCacheSize } from '../../src/api/zk/node-cache.js';
 import { seedBob } from './seeded-cases.js';
 import { accountRow, AMT1, AMT2, BMT1, indexedTreeRows, OQ1, seedTrees, SMT1, SNAP, snapshot, synthField, write } from './seed.js';
 
@@ -40,9 +43,11 @@ describe('state proofs', () => {
     const recorded = snapshot(SNAP.bobProofs).value[1];
     const before = await counter(proofVerificationFailures);
     const verified = await counter(proofsVerified);
-    // corrupt the sibling at level 1 of leaf 3 (seq above everything stored, so it replaces the node)
+    // corrupt the sibling at level 1 of leaf 3 (seq above everything stored, so it replaces the node); the root
+    // stays, so the nodes remembered from the test above would still serve it: forget them, as a restart would
     const sibling = 2 ** 26 / 2 + 0;
     await write(ta.t.db, { stateNodes: [{ tree: SMT1, nodeIdx: sibling, leafIdx: null, level: 1, hash: synthField('corrupt'), seq: 100 }] });
+    clearNodeCache();
     for (const method of ['getCompressedAccountProof', 'getCompressedAccountProofV2']) {
       const r = await callRpc(ta, method, { hash: recorded.hash });
       expect(r.error?.code, method).toBe(-32603);
@@ -52,6 +57,40 @@ describe('state proofs', () => {
     expect(await counter(proofsVerified)).toBe(verified);
     const v = await callRpc(ta, 'getValidityProofV2', { hashes: [recorded.hash] });
     expect(v.error?.code).toBe(-32603);
+    // nothing of the failing reads was remembered: the next read after a repair comes from the store
+    expect(nodeCacheSize()).toBe(0);
+    await write(ta.t.db, { stateNodes: [{ tree: SMT1, nodeIdx: sibling, leafIdx: null, level: 1, hash: recorded.proof[1], seq: 101 }] });
+    expect((await callRpc(ta, 'getCompressedAccountProof', { hash: recorded.hash })).result).toEqual({ context: { slot: 0 }, value: recorded });
+    expect(nodeCacheSize()).toBeGreaterThan(0);
+  });
+});
+
+describe('remembered nodes and a changing root', () => {
+  let ta: TestApp;
+  const owner = synthField('cache:owner');
+  const mk = (i: number) => accountRow({ hash: synthField(`cache:acct:${i}`), address: null, data: null, owner, lamports: i + 1, leafIndex: i, seq: i + 1, slotCreated: 3, tree: BMT1 }, null, { queue: OQ1 });
+  const tree = new SparsePoseidonTree(32);
+  const rowsOf = (seq: number) => tree.entries().map(([nodeIdx, h]) => ({ tree: BMT1, nodeIdx, leafIdx: nodeIdx >= 2 ** 32 ? nodeIdx - 2 ** 32 : null, level: 32 - Math.floor(Math.log2(nodeIdx)), hash: nodeToBase58(h), seq }));
+  beforeAll(async () => {
+    ta = await createTestApp();
+    await seedTrees(ta.t.db, 3);
+  });
+  afterAll(async () => ta?.close());
+
+  it('each answer is of the current root, read again after every append', async () => {
+    const accts = Array.from({ length: 6 }, (_, i) => mk(i));
+    for (let n = 1; n <= accts.length; n++) {
+      tree.setLeaf(n - 1, nodeFromBase58(accts[n - 1].hash)!);
+      await write(ta.t.db, { accounts: [accts[n - 1]], stateNodes: rowsOf(10 + n) });
+      for (let repeat = 0; repeat < 2; repeat++) {
+        const r = await callRpc(ta, 'getMultipleCompressedAccountProofsV2', accts.slice(0, n).map((a) => a.hash));
+        const value = (r.result as any).value as { root: string; proof: string[]; leafIndex: number; rootSeq: number }[];
+        value.forEach((p, i) => {
+          const ref = tree.proof(i);
+          expect({ root: p.root, proof: p.proof, rootSeq: p.rootSeq }).toEqual({ root: ref.root, proof: ref.proof, rootSeq: 10 + n });
+        });
+      }
+    }
   });
 });
 

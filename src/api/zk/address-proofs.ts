@@ -20,10 +20,10 @@ import {
 } from '../../proofs/light/index.js';
 import type { Queryable } from '../../store/db.js';
 import { getElementsByValue, getLowElements, getQueuedAddresses } from '../../store/zk/indexed-tree.js';
-import { getNodeHashes } from '../../store/zk/state-tree.js';
 import { getTrees } from '../../store/zk/trees.js';
 import { TREE_TYPE, type ZkTreeRow } from '../../store/zk/types.js';
 import { asValidation, validationError } from './errors.js';
+import { readTreeNodes } from './node-cache.js';
 import { checkVerified, hashLookup, nodeText, treeShape, wantNodes } from './state-proofs.js';
 
 /** The V1 address tree that address-only requests (getMultipleNewAddressProofs, `newAddresses`) use. */
@@ -81,7 +81,8 @@ export async function loadNewAddressProofs(
     const { height } = treeShape(trees.get(it.tree), trees.get(it.tree)!.treeType);
     wantNodes(keys, it.tree, [1, ...proofNodeIndexes(low.leafIndex, height)]);
   });
-  const nodes = await getNodeHashes(q, keys);
+  const stored = await readTreeNodes(q, keys);
+  const nodes = stored.nodes;
   const b58 = nodeText;
   const built = items.map((it, i) => {
     const t = trees.get(it.tree)!;
@@ -120,9 +121,10 @@ export async function loadNewAddressProofs(
   );
   const ok = built.map((b) => (b.element ? false : verifyNewAddressProof(b.proof, b.treeType, b.shape.height)));
   withPath.forEach((i, k) => (ok[i] = verified[k]));
+  items.forEach((it, i) => checkVerified(ok[i], `address ${it.address}`, { address: it.address, tree: it.tree }));
+  stored.keep();
   return items.map((it, i) => {
     const { proof, treeType, t, shape } = built[i];
-    checkVerified(ok[i], `address ${it.address}`, { address: it.address, tree: it.tree });
     return { ...proof, treeType, queue: t.queue, ...shape };
   });
 }

@@ -7,7 +7,7 @@
  * methods prove a hash that is a leaf of its tree; the V2 methods also answer for an account whose leaf is not in
  * the tree yet (a V2 account waiting in its output queue) with the proof of its leaf position and
  * `proveByIndex: true`. `rootSeq` is the sequence number stored with the root node. Queries: accounts, trees,
- * then one query for every node of every proof. The proofs of a request are verified together
+ * the trees' roots, then one query for the nodes of every proof not remembered for those roots (node-cache.ts). The proofs of a request are verified together
  * (`verifyLightProofsBatch`: shared nodes hashed once, one Poseidon call per level), as the bytes read from the
  * store, which are then encoded for the answer (`nodeText`).
  */
@@ -19,7 +19,8 @@ import {
 } from '../../proofs/light/index.js';
 import type { Queryable } from '../../store/db.js';
 import { getAccountsByHash } from '../../store/zk/accounts.js';
-import { getNodeHashes, nodeKey, type StoredNodeHash } from '../../store/zk/state-tree.js';
+import { nodeKey, type StoredNodeHash } from '../../store/zk/state-tree.js';
+import { readTreeNodes } from './node-cache.js';
 import { getTrees } from '../../store/zk/trees.js';
 import type { TreeTypeCode, ZkAccount, ZkStateNode, ZkTreeRow } from '../../store/zk/types.js';
 import { recordNotFound } from './errors.js';
@@ -85,14 +86,14 @@ export function nodeText(node: Uint8Array): string {
   return text;
 }
 
-/** Adds the node indexes `nodeIdxs` of `tree` to the keys of one {@link getNodeHashes} query. */
+/** Adds the node indexes `nodeIdxs` of `tree` to the keys of one `readTreeNodes` read. */
 export function wantNodes(keys: Map<string, number[]>, tree: string, nodeIdxs: readonly number[]): void {
   const k = keys.get(tree);
   if (k === undefined) keys.set(tree, [...nodeIdxs]);
   else k.push(...nodeIdxs);
 }
 
-/** The stored node lookup of one tree from {@link getNodeHashes}' result, for the proof maths. */
+/** The stored node lookup of one tree from `readTreeNodes`' result, for the proof maths. */
 export function hashLookup(nodes: Map<string, Map<number, StoredNodeHash>>, tree: string): (n: number) => Uint8Array | undefined {
   const treeNodes = nodes.get(tree);
   return (n) => treeNodes?.get(n)?.hash;
@@ -131,7 +132,8 @@ export async function loadStateProofs(q: Queryable, hashes: readonly string[], o
   });
   const keys = new Map<string, number[]>();
   for (const { account, height } of plan) wantNodes(keys, account.tree, [1, leafNodeIndex(account.leafIndex, height), ...proofNodeIndexes(account.leafIndex, height)]);
-  const nodes = await getNodeHashes(q, keys);
+  const stored = await readTreeNodes(q, keys);
+  const nodes = stored.nodes;
   const b58 = nodeText;
   let provable = 0;
   const read = plan.map(({ account, height }) => {
@@ -142,8 +144,9 @@ export async function loadStateProofs(q: Queryable, hashes: readonly string[], o
   });
   if (!opts.byIndex && provable < hashes.length) throw recordNotFound(opts.notFound(provable, hashes.length));
   const verified = verifyLightProofsBatch(read.map((r, i) => ({ leaf: r.leaf, siblings: r.siblings, root: r.root, leafIndex: plan[i].account.leafIndex })));
+  plan.forEach(({ account }, i) => checkVerified(verified[i], `account ${account.hash}`, { hash: account.hash, tree: account.tree, leafIndex: account.leafIndex }));
+  stored.keep();
   return plan.map(({ account, height, rootHistoryCapacity }, i) => {
-    checkVerified(verified[i], `account ${account.hash}`, { hash: account.hash, tree: account.tree, leafIndex: account.leafIndex });
     const r = read[i];
     return {
       hash: account.hash,
