@@ -4,7 +4,7 @@
  * and the node read makes the tree's nodes all read again in one snapshot, with nothing remembered.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import { clearNodeCache, nodeCacheSize, readTreeNodes } from '../../src/api/zk/node-cache.js';
+import { clearNodeCache, NODE_CACHE_SIZE, nodeCacheSize, readTreeNodes } from '../../src/api/zk/node-cache.js';
 import type { Queryable } from '../../src/store/db.js';
 
 const TREE = '11111111111111111111111111111111';
@@ -77,5 +77,25 @@ describe('readTreeNodes', () => {
     expect(r.nodes.get(TREE)!.size).toBe(0);
     r.keep();
     expect(nodeCacheSize()).toBe(0);
+  });
+});
+
+describe('the bound', () => {
+  it('never holds more than NODE_CACHE_SIZE nodes: the largest other tree goes first', async () => {
+    const OTHER = '11111111111111111111111111111112';
+    const big = Math.floor(NODE_CACHE_SIZE * 0.7);
+    const s = fakeStore();
+    s.set(new Map([[1, h(1)]]));
+    const range = (from: number, n: number) => Array.from({ length: n }, (_, i) => from + i);
+    (await readTreeNodes(s.q, new Map([[TREE, range(2, big)]]))).keep();
+    expect(nodeCacheSize()).toBe(big);
+    (await readTreeNodes(s.q, new Map([[OTHER, range(2, 1000)]]))).keep();
+    expect(nodeCacheSize()).toBe(big + 1000);
+    // another big read of OTHER: TREE (the largest other) is dropped
+    (await readTreeNodes(s.q, new Map([[OTHER, range(5000, big)]]))).keep();
+    expect(nodeCacheSize()).toBe(big + 1000);
+    const asked = s.asked.length;
+    await readTreeNodes(s.q, new Map([[TREE, [2, 3]]]));
+    expect(s.asked.length).toBe(asked + 2); // TREE's nodes come from the store again
   });
 });

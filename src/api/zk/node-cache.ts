@@ -12,8 +12,8 @@
  * nodes read from the store are remembered only once every proof of the request built from them has verified
  * (`keep`), so a node that fails is read from the store again next time.
  *
- * Bounded: at most {@link NODE_CACHE_SIZE} nodes over all trees (≈ 70 bytes each); past it the other trees' nodes
- * are dropped, then the tree's own.
+ * Bounded: at most {@link NODE_CACHE_SIZE} nodes over all trees (≈ 70 bytes each); past it other trees' nodes are
+ * dropped, the largest tree first, then the tree's own.
  */
 import { nodesEqual } from '../../proofs/hash.js';
 import type { Queryable } from '../../store/db.js';
@@ -53,7 +53,12 @@ function remember(tree: string, root: Uint8Array, idxs: readonly number[], found
   }
   const fresh = idxs.filter((n) => n !== 1 && !(e?.slots.has(n) ?? false));
   if (total + fresh.length > NODE_CACHE_SIZE) {
-    for (const other of [...epochs.keys()]) if (other !== tree) drop(other);
+    // other trees first, the largest first, then this tree's own
+    const others = [...epochs].filter(([t]) => t !== tree).sort((a, b) => b[1].slots.size - a[1].slots.size);
+    for (const [other] of others) {
+      if (total + fresh.length <= NODE_CACHE_SIZE) break;
+      drop(other);
+    }
     if (total + fresh.length > NODE_CACHE_SIZE) {
       drop(tree);
       e = undefined;
