@@ -23,7 +23,7 @@ import { getElementsByValue, getLowElements, getQueuedAddresses } from '../../st
 import { getTrees } from '../../store/zk/trees.js';
 import { TREE_TYPE, type ZkTreeRow } from '../../store/zk/types.js';
 import { asValidation, validationError } from './errors.js';
-import { readTreeNodes } from './node-cache.js';
+import { readRoots, readTreeNodes } from './node-cache.js';
 import { checkVerified, hashLookup, nodeText, treeShape, wantNodes } from './state-proofs.js';
 
 /** The V1 address tree that address-only requests (getMultipleNewAddressProofs, `newAddresses`) use. */
@@ -65,10 +65,11 @@ export async function loadNewAddressProofs(
     if (!addressTreeType(t)) throw validationError(`Tree ${tree} is not an address tree`);
   }
   const lookups = items.map((i) => ({ tree: i.tree, value: i.address }));
-  const [existing, queued, lows] = await Promise.all([
+  const [existing, queued, lows, roots] = await Promise.all([
     getElementsByValue(q, lookups),
     opts.queued === 'allow' ? Promise.resolve(items.map(() => null)) : getQueuedAddresses(q, items),
     getLowElements(q, lookups),
+    readRoots(q, [...trees.keys()]),
   ]);
   items.forEach((it, i) => {
     if (existing[i] || addressToBigint(it.address) === 0n) throw validationError(`Address ${it.address} already exists in tree ${it.tree}`);
@@ -81,7 +82,7 @@ export async function loadNewAddressProofs(
     const { height } = treeShape(trees.get(it.tree), trees.get(it.tree)!.treeType);
     wantNodes(keys, it.tree, [1, ...proofNodeIndexes(low.leafIndex, height)]);
   });
-  const stored = await readTreeNodes(q, keys);
+  const stored = await readTreeNodes(q, keys, roots);
   const nodes = stored.nodes;
   const b58 = nodeText;
   const built = items.map((it, i) => {

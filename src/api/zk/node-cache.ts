@@ -106,20 +106,36 @@ export interface TreeNodesRead {
   keep(): void;
 }
 
+/** The current root (node 1, with its sequence number) of each tree: the first read of {@link readTreeNodes}. */
+export async function readRoots(q: Queryable, trees: readonly string[]): Promise<Map<string, StoredNodeHash>> {
+  const found = await getNodeHashes(q, new Map(trees.map((t) => [t, [1]])));
+  const out = new Map<string, StoredNodeHash>();
+  for (const [tree, nodes] of found) {
+    const root = nodes.get(1);
+    if (root !== undefined) out.set(tree, root);
+  }
+  return out;
+}
+
 /**
  * The nodes `keys` (tree → node indexes) of several trees, with node 1 (the root, with its sequence number) of each.
- * Each tree's nodes are those of one root: the one in its node 1.
+ * Each tree's nodes are those of one root: the one in its node 1. `roots`, when given, is `readRoots` of (at least)
+ * these trees, read by the caller alongside its other queries.
  */
-export async function readTreeNodes(q: Queryable, keys: ReadonlyMap<string, readonly number[]>): Promise<TreeNodesRead> {
+export async function readTreeNodes(
+  q: Queryable,
+  keys: ReadonlyMap<string, readonly number[]>,
+  roots?: ReadonlyMap<string, StoredNodeHash>,
+): Promise<TreeNodesRead> {
   const trees = [...keys.keys()];
   const out = new Map<string, Map<number, StoredNodeHash>>();
   const kept: (() => void)[] = [];
   const result = { nodes: out, keep: () => kept.forEach((f) => f()) };
   if (!trees.length) return result;
-  const roots = await getNodeHashes(q, new Map(trees.map((t) => [t, [1]])));
+  const current = roots ?? (await readRoots(q, trees));
   const missing = new Map<string, number[]>();
   for (const tree of trees) {
-    const root = roots.get(tree)?.get(1);
+    const root = current.get(tree);
     const want = [...new Set(keys.get(tree))].filter((n) => n !== 1);
     const nodes = new Map<number, StoredNodeHash>();
     out.set(tree, nodes);
