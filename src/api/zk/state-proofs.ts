@@ -62,8 +62,8 @@ export function nodeLookup(nodes: Map<string, ZkStateNode>, tree: string): (n: n
 
 /** Slots of the node text cache (2 MiB of node bytes plus the texts). */
 const TEXT_SLOTS = 1 << 16;
-const textBytes = new Uint8Array(TEXT_SLOTS * 32);
-const texts: (string | undefined)[] = new Array(TEXT_SLOTS);
+let textBytes: Uint8Array | undefined; // both allocated on first use
+let texts: (string | undefined)[] = [];
 
 /**
  * Base58 of a 32-byte node through a direct-mapped cache shared by all requests (slot from the node's low bytes,
@@ -74,6 +74,10 @@ export function nodeText(node: Uint8Array): string {
   if (node.length !== 32) return nodeToBase58(node);
   const slot = ((node[31] | (node[30] << 8)) ^ (node[29] << 3) ^ (node[22] << 11)) & (TEXT_SLOTS - 1);
   const at = slot * 32;
+  if (textBytes === undefined) {
+    textBytes = new Uint8Array(TEXT_SLOTS * 32);
+    texts = new Array<string | undefined>(TEXT_SLOTS);
+  }
   const cached = texts[slot];
   if (cached !== undefined) {
     let i = 0;
