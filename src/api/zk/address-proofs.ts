@@ -20,10 +20,10 @@ import {
 } from '../../proofs/light/index.js';
 import type { Queryable } from '../../store/db.js';
 import { getElementsByValue, getLowElements, getQueuedAddresses } from '../../store/zk/indexed-tree.js';
-import { getTrees } from '../../store/zk/trees.js';
+import { getTreesWithRoots } from '../../store/zk/trees.js';
 import { TREE_TYPE, type ZkTreeRow } from '../../store/zk/types.js';
 import { asValidation, validationError } from './errors.js';
-import { readRoots, readTreeNodes } from './node-cache.js';
+import { readTreeNodes } from './node-cache.js';
 import { checkVerified, hashLookup, nodeText, treeShape, wantNodes } from './state-proofs.js';
 
 /** The V1 address tree that address-only requests (getMultipleNewAddressProofs, `newAddresses`) use. */
@@ -58,18 +58,17 @@ export async function loadNewAddressProofs(
   if (!items.length) throw validationError('No addresses provided');
   if (items.length > MAX_ADDRESSES) throw validationError(`Too many addresses requested ${items.length}. Maximum allowed: ${MAX_ADDRESSES}`);
   await initPoseidon();
-  const trees = await getTrees(q, [...new Set(items.map((i) => i.tree))]);
+  const { trees, roots } = await getTreesWithRoots(q, [...new Set(items.map((i) => i.tree))]);
   for (const { tree } of items) {
     const t = trees.get(tree);
     if (!t) throw validationError(`Unknown address tree ${tree}`);
     if (!addressTreeType(t)) throw validationError(`Tree ${tree} is not an address tree`);
   }
   const lookups = items.map((i) => ({ tree: i.tree, value: i.address }));
-  const [existing, queued, lows, roots] = await Promise.all([
+  const [existing, queued, lows] = await Promise.all([
     getElementsByValue(q, lookups),
     opts.queued === 'allow' ? Promise.resolve(items.map(() => null)) : getQueuedAddresses(q, items),
     getLowElements(q, lookups),
-    readRoots(q, [...trees.keys()]),
   ]);
   items.forEach((it, i) => {
     if (existing[i] || addressToBigint(it.address) === 0n) throw validationError(`Address ${it.address} already exists in tree ${it.tree}`);

@@ -1,7 +1,8 @@
 /**
  * Tree nodes for the proof methods, remembered across requests for the root they were read at.
  *
- * A request first reads the current root (node 1, with its sequence number) of each of its trees — one small query.
+ * A request first reads the current root (node 1, with its sequence number) of each of its trees — with the trees'
+ * metadata (`getTreesWithRoots`) or in one small query.
  * Nodes remembered for a tree are used only while that tree's current root is still the root they were read with:
  * a root commits to every node of its tree, so the nodes read in a snapshot whose root is R are the nodes of any
  * later snapshot whose root is R, and a changed root drops them. The nodes not remembered are read in one query
@@ -119,8 +120,8 @@ export async function readRoots(q: Queryable, trees: readonly string[]): Promise
 
 /**
  * The nodes `keys` (tree → node indexes) of several trees, with node 1 (the root, with its sequence number) of each.
- * Each tree's nodes are those of one root: the one in its node 1. `roots`, when given, is `readRoots` of (at least)
- * these trees, read by the caller alongside its other queries.
+ * Each tree's nodes are those of one root: the one in its node 1. `roots`, when given, are these trees' current
+ * roots as the caller read them (`getTreesWithRoots`); a tree missing from it is read as asked, not remembered.
  */
 export async function readTreeNodes(
   q: Queryable,

@@ -6,8 +6,8 @@
  * Photon (src/ingester/persist/leaf_node_proof.rs, api/method/get_multiple_compressed_account_proofs/v2.rs): the V1
  * methods prove a hash that is a leaf of its tree; the V2 methods also answer for an account whose leaf is not in
  * the tree yet (a V2 account waiting in its output queue) with the proof of its leaf position and
- * `proveByIndex: true`. `rootSeq` is the sequence number stored with the root node. Queries: accounts, then trees
- * and the trees' roots side by side, then one query for the nodes of every proof not remembered for those roots (node-cache.ts). The proofs of a request are verified together
+ * `proveByIndex: true`. `rootSeq` is the sequence number stored with the root node. Queries: accounts, the trees
+ * with their current roots, then one query for the nodes of every proof not remembered for those roots (node-cache.ts). The proofs of a request are verified together
  * (`verifyLightProofsBatch`: shared nodes hashed once, one Poseidon call per level), as the bytes read from the
  * store, which are then encoded for the answer (`nodeText`).
  */
@@ -20,8 +20,8 @@ import {
 import type { Queryable } from '../../store/db.js';
 import { getAccountsByHash } from '../../store/zk/accounts.js';
 import { nodeKey, type StoredNodeHash } from '../../store/zk/state-tree.js';
-import { readRoots, readTreeNodes } from './node-cache.js';
-import { getTrees } from '../../store/zk/trees.js';
+import { readTreeNodes } from './node-cache.js';
+import { getTreesWithRoots } from '../../store/zk/trees.js';
 import type { TreeTypeCode, ZkAccount, ZkStateNode, ZkTreeRow } from '../../store/zk/types.js';
 import { recordNotFound } from './errors.js';
 
@@ -127,7 +127,7 @@ export async function loadStateProofs(q: Queryable, hashes: readonly string[], o
   const missing = hashes.filter((h) => !accounts.has(h)).length;
   if (missing) throw recordNotFound(opts.notFound(hashes.length - missing, hashes.length));
   const treeKeys = [...new Set([...accounts.values()].map((a) => a.tree))];
-  const [trees, roots] = await Promise.all([getTrees(q, treeKeys), readRoots(q, treeKeys)]);
+  const { trees, roots } = await getTreesWithRoots(q, treeKeys);
   const plan = hashes.map((h) => {
     const account = accounts.get(h) as ZkAccount;
     const shape = treeShape(trees.get(account.tree), account.treeType);

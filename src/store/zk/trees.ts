@@ -7,7 +7,8 @@
 import type { Queryable } from '../db.js';
 import type { Statement } from '../bulk.js';
 import { TREE_TYPE, type TreeTypeCode, type ZkTreeRow } from './types.js';
-import { b58, b58array, b58hex, b58n } from './codec.js';
+import { asBytes, b58, b58array, b58hex, b58n, numOrNull } from './codec.js';
+import type { StoredNodeHash } from './state-tree.js';
 import { mergeBy, unnestFrom, type Col } from './unnest.js';
 
 const COLS: Col<ZkTreeRow>[] = [
@@ -91,6 +92,27 @@ export async function getTrees(q: Queryable, trees: readonly string[]): Promise<
   if (!trees.length) return out;
   const { rows } = await q.query<Record<string, unknown>>(`${SELECT} WHERE tree = ANY($1::bytea[])`, [b58array(trees)]);
   for (const r of rows) out.set(b58(r.tree), toTree(r));
+  return out;
+}
+
+/**
+ * Trees by tree address, and in the same query each one's current root (node 1 in zk_state_nodes: hash and seq;
+ * absent for a tree with no stored nodes). A tree not in zk_trees is in neither map.
+ */
+export async function getTreesWithRoots(q: Queryable, trees: readonly string[]): Promise<{ trees: Map<string, ZkTreeRow>; roots: Map<string, StoredNodeHash> }> {
+  const out = { trees: new Map<string, ZkTreeRow>(), roots: new Map<string, StoredNodeHash>() };
+  if (!trees.length) return out;
+  const { rows } = await q.query<Record<string, unknown>>(
+    `SELECT t.tree, t.queue, t.tree_type, t.height, t.root_history_capacity, t.owner, t.source, n.hash AS root_hash, n.seq AS root_seq
+       FROM zk_trees t LEFT JOIN zk_state_nodes n ON n.tree = t.tree AND n.node_idx = 1
+      WHERE t.tree = ANY($1::bytea[])`,
+    [b58array(trees)],
+  );
+  for (const r of rows) {
+    const tree = b58(r.tree);
+    out.trees.set(tree, toTree(r));
+    if (r.root_hash !== null && r.root_hash !== undefined) out.roots.set(tree, { hash: asBytes(r.root_hash), seq: numOrNull(r.root_seq) });
+  }
   return out;
 }
 
