@@ -19,7 +19,7 @@ import {
   verifyNewAddressProof, type AddressTreeType, type IndexedElement, type NewAddressProof,
 } from '../../proofs/light/index.js';
 import type { Queryable } from '../../store/db.js';
-import { getElementsByValue, getLowElements, getQueuedAddresses } from '../../store/zk/indexed-tree.js';
+import { getLowElements, getQueuedAddresses } from '../../store/zk/indexed-tree.js';
 import { getTreesWithRoots } from '../../store/zk/trees.js';
 import { TREE_TYPE, type ZkTreeRow } from '../../store/zk/types.js';
 import { asValidation, validationError } from './errors.js';
@@ -65,11 +65,13 @@ export async function loadNewAddressProofs(
     if (!addressTreeType(t)) throw validationError(`Tree ${tree} is not an address tree`);
   }
   const lookups = items.map((i) => ({ tree: i.tree, value: i.address }));
-  const [existing, queued, lows] = await Promise.all([
-    getElementsByValue(q, lookups),
+  // the element at or below each address: the address itself (it exists), else its low element
+  const [atOrBelow, queued] = await Promise.all([
+    getLowElements(q, lookups, true),
     opts.queued === 'allow' ? Promise.resolve(items.map(() => null)) : getQueuedAddresses(q, items),
-    getLowElements(q, lookups),
   ]);
+  const existing = items.map((it, i) => atOrBelow[i] !== null && addressToBigint(atOrBelow[i]!.value) === addressToBigint(it.address));
+  const lows = atOrBelow.map((e, i) => (existing[i] ? null : e));
   items.forEach((it, i) => {
     if (existing[i] || addressToBigint(it.address) === 0n) throw validationError(`Address ${it.address} already exists in tree ${it.tree}`);
     if (queued[i]) throw validationError(`Address ${it.address} already exists in the address queue of tree ${it.tree}`);

@@ -97,14 +97,17 @@ const TV_COLS: Col<TreeValue>[] = [
   { name: 'ord', type: 'int', get: (r) => r.ord },
 ];
 
-/** SQL of the low-element lookup (one index step per query item): exposed for EXPLAIN. */
-export function lowElementsQuery(items: readonly { tree: string; value: string }[]): { sql: string; params: unknown[] } {
+/**
+ * SQL of the low-element lookup (one index step per query item): exposed for EXPLAIN. `orEqual` takes an element
+ * equal to the value too.
+ */
+export function lowElementsQuery(items: readonly { tree: string; value: string }[], orEqual = false): { sql: string; params: unknown[] } {
   const u = unnestFrom('k', TV_COLS, items.map((it, ord) => ({ ...it, ord })));
   return {
     sql: `SELECT k.ord, e.tree, e.leaf_index, e.value, e.next_index, e.next_value, e.seq FROM ${u.sql}
           LEFT JOIN LATERAL (
             SELECT x.tree, x.leaf_index, x.value, x.next_index, x.next_value, x.seq FROM zk_indexed_elements x
-             WHERE x.tree = k.tree AND x.value < k.value ORDER BY x.value DESC LIMIT 1
+             WHERE x.tree = k.tree AND x.value ${orEqual ? '<=' : '<'} k.value ORDER BY x.value DESC LIMIT 1
           ) e ON true`,
     params: u.params,
   };
@@ -112,11 +115,12 @@ export function lowElementsQuery(items: readonly { tree: string; value: string }
 
 /**
  * For each (tree, value): the element with the largest value strictly below it (the low element of a new address),
- * or null when the tree holds no smaller value. Aligned with the input.
+ * or null when the tree holds no smaller value. Aligned with the input. With `orEqual`, an element holding the
+ * value itself comes first (the address exists): one statement answers both questions.
  */
-export async function getLowElements(q: Queryable, items: readonly { tree: string; value: string }[]): Promise<(ZkIndexedElement | null)[]> {
+export async function getLowElements(q: Queryable, items: readonly { tree: string; value: string }[], orEqual = false): Promise<(ZkIndexedElement | null)[]> {
   if (!items.length) return [];
-  const { sql, params } = lowElementsQuery(items);
+  const { sql, params } = lowElementsQuery(items, orEqual);
   const { rows } = await q.query<Record<string, unknown>>(sql, params);
   const out: (ZkIndexedElement | null)[] = items.map(() => null);
   for (const r of rows) if (r.tree !== null) out[Number(r.ord)] = toElement(r);
