@@ -46,31 +46,37 @@ export interface AssetIndexer {
   settle(): Promise<void>;
 }
 
-/** Runs refresh rounds in the background after writes, one at a time. */
+/**
+ * Runs refresh rounds in the background after writes, one drain at a time. A request while a drain runs
+ * queues one successor (shared by every request until it starts), so a drain that started after a request
+ * always follows it: marks made before `settle()` are never left to a drain that had already passed them.
+ */
 export function createAssetIndexer(db: Db, logger?: Logger): AssetIndexer {
-  let running: Promise<void> | null = null;
-  let again = false;
-  const loop = async () => {
-    do {
-      again = false;
-      await drainAssetIndex(db);
-    } while (again);
+  let active: Promise<void> | null = null;
+  let queued: Promise<void> | null = null;
+  const begin = (): Promise<void> => {
+    const p: Promise<void> = drainAssetIndex(db).finally(() => {
+      if (active === p) active = null;
+    });
+    active = p;
+    return p;
   };
-  const start = (): Promise<void> => {
-    if (running) {
-      again = true;
-      return running;
-    }
-    running = loop().finally(() => (running = null));
-    return running;
+  const request = (): Promise<void> => {
+    if (queued) return queued;
+    if (!active) return begin();
+    const q = active
+      .catch(() => {})
+      .then(() => {
+        queued = null;
+        return begin();
+      });
+    queued = q;
+    return q;
   };
   return {
     kick() {
-      start().catch((e) => logger?.error({ err: e }, 'asset index: refresh failed (the marks stay; retried on the next write)'));
+      request().catch((e) => logger?.error({ err: e }, 'asset index: refresh failed (the marks stay; retried on the next write)'));
     },
-    async settle() {
-      if (running) await running.catch(() => {});
-      await start();
-    },
+    settle: request,
   };
 }

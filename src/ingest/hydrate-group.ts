@@ -68,8 +68,10 @@ export function createKeyCoverage(o: KeyCoverageOptions): KeyCoverage {
           if (!isDeadlock(e) || attempt >= 3) throw e;
         }
       }
-      await markKeyCovered(o.db, need, key, state.slot, state.partial);
+      // The derived index first, then the mark: a request that sees the mark (outside the single flight,
+      // which ends with this read) reads a refreshed index.
       await o.ingester!.settle();
+      await markKeyCovered(o.db, need, key, state.slot, state.partial);
       o.logger?.debug({ key, need, slot: state.slot, assets: state.assets, accounts: state.updates.length, calls: state.calls, partial: state.partial }, 'coverage: key read');
       return readReport(state.slot, state.partial);
     } catch (e) {

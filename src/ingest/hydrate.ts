@@ -100,8 +100,9 @@ export function createCoverageService(o: CoverageServiceOptions): CoverageServic
           if (!isDeadlock(e) || attempt >= 3) throw e;
         }
       }
-      await markStateCovered(o.db, address, state.slot);
+      // The derived index first, then the mark: a request that sees the mark reads a refreshed index.
       await ingester.settle();
+      await markStateCovered(o.db, address, state.slot);
       o.logger?.debug({ address, slot: state.slot, accounts: state.updates.length, calls: state.calls }, 'coverage: hydrated');
       return { complete: true, basis: 'hydrated', slot: state.slot };
     } catch (e) {
