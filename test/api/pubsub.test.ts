@@ -8,7 +8,6 @@
  * limits answer with their close code / error; a node that cannot be reached closes the connection with 1011.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import {
   appendTransactionMessageInstruction, assertIsTransactionWithBlockhashLifetime, createSolanaRpc, createSolanaRpcSubscriptions,
   createTransactionMessage, generateKeyPairSigner, getSignatureFromTransaction, lamports, pipe, sendAndConfirmTransactionFactory,
@@ -26,34 +25,13 @@ import { createUpstreamRpc, type UpstreamRpc } from '../../src/sources/upstream-
 import { createUpstreamSocketFactory, pubsubUrlOf } from '../../src/sources/upstream-ws.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { freePort } from '../helpers/net.js';
+import { openWs, until } from '../helpers/ws.js';
 
 let net: Localnet;
 let upstream: UpstreamRpc;
 let ta: TestApp;
 let http: string;
 let ws: string;
-
-function open(url: string): Promise<{ sock: WebSocket; messages: any[]; closed: Promise<{ code: number; reason: string }> }> {
-  return new Promise((resolve, reject) => {
-    const sock = new WebSocket(url);
-    const messages: any[] = [];
-    const closed = new Promise<{ code: number; reason: string }>((r) => sock.on('close', (code, reason) => r({ code, reason: reason.toString() })));
-    sock.on('message', (d) => messages.push(JSON.parse(d.toString())));
-    sock.once('open', () => resolve({ sock, messages, closed }));
-    sock.once('unexpected-response', (_req, res) => reject(Object.assign(new Error(`HTTP ${res.statusCode}`), { status: res.statusCode })));
-    sock.once('error', reject);
-  });
-}
-
-async function until<T>(what: string, f: () => T | undefined, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = f();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 beforeAll(async () => {
   net = await createLocalnet({ slotMs: 50 });
@@ -201,9 +179,9 @@ describe('WebSockets through solgate', () => {
   });
 
   it('needs a key at the upgrade; answers only PubSub methods', async () => {
-    await expect(open(ws.replace(/\?api-key=.*/, ''))).rejects.toMatchObject({ status: 401 });
-    await expect(open(ws.replace(/api-key=.*/, 'api-key=nope'))).rejects.toMatchObject({ status: 401 });
-    const c = await open(ws);
+    await expect(openWs(ws.replace(/\?api-key=.*/, ''))).rejects.toMatchObject({ status: 401 });
+    await expect(openWs(ws.replace(/api-key=.*/, 'api-key=nope'))).rejects.toMatchObject({ status: 401 });
+    const c = await openWs(ws);
     // Keep-alives: web3.js's id-less ping gets no answer, one with an id a pong.
     c.sock.send(JSON.stringify({ jsonrpc: '2.0', method: 'ping' }));
     c.sock.send(JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'ping' }));
@@ -223,7 +201,7 @@ describe('WebSockets through solgate', () => {
     const port = await freePort();
     await limited.app.listen({ port, host: '127.0.0.1' });
     const ws = `ws://127.0.0.1:${port}/?api-key=${limited.key}`;
-    const c = await open(ws);
+    const c = await openWs(ws);
     for (let id = 1; id <= 3; id++) c.sock.send(JSON.stringify({ jsonrpc: '2.0', id, method: 'slotSubscribe' }));
     const answers = await until('three answers', () => {
       const a = c.messages.filter((m) => m.id !== undefined);
@@ -231,13 +209,13 @@ describe('WebSockets through solgate', () => {
     });
     expect(answers.filter((m) => typeof m.result === 'number')).toHaveLength(2);
     expect(answers.find((m) => m.error)).toEqual({ jsonrpc: '2.0', error: { code: -32602, message: 'Too many subscriptions: at most 2 per connection' }, id: 3 });
-    const more = [await open(ws), await open(ws)];
-    const over = await open(ws);
+    const more = [await openWs(ws), await openWs(ws)];
+    const over = await openWs(ws);
     expect(await over.closed).toEqual({ code: 1008, reason: 'too many connections for this API key' });
     for (const x of [c, ...more]) x.sock.close();
     // Closed connections no longer count.
     await Promise.all([c, ...more].map((x) => x.closed));
-    const again = await open(ws);
+    const again = await openWs(ws);
     again.sock.send(JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'slotSubscribe' }));
     await until('a subscription', () => again.messages.find((m) => m.id === 9));
     again.sock.close();
@@ -249,7 +227,7 @@ describe('WebSockets through solgate', () => {
     const port = await freePort();
     await other.app.listen({ port, host: '127.0.0.1' });
     try {
-      const c = await open(`ws://127.0.0.1:${port}/?api-key=${other.key}`);
+      const c = await openWs(`ws://127.0.0.1:${port}/?api-key=${other.key}`);
       c.sock.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'slotSubscribe' }));
       const closed = await c.closed;
       expect(closed.code).toBe(1011);
@@ -282,7 +260,7 @@ describe('transactionSubscribe from the ingester\'s stream', () => {
     const port = await freePort();
     await app.app.listen({ port, host: '127.0.0.1' });
     try {
-      const c = await open(`ws://127.0.0.1:${port}/?api-key=${app.key}`);
+      const c = await openWs(`ws://127.0.0.1:${port}/?api-key=${app.key}`);
       const sender = localnetSender(net);
       const [payer, X] = await Promise.all([generateKeyPairSigner(), generateKeyPairSigner()]);
       await sender.airdrop(payer.address, 10_000_000_000n);
@@ -320,7 +298,7 @@ describe('transactionSubscribe from the ingester\'s stream', () => {
       const sentToX = notes(jsonSub).map((x) => x.params.result.signature);
 
       // A client that reconnects resumes from a slot: the past from the index first, then the live ones, none twice.
-      const r = await open(`ws://127.0.0.1:${port}/?api-key=${app.key}`);
+      const r = await openWs(`ws://127.0.0.1:${port}/?api-key=${app.key}`);
       r.sock.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'transactionSubscribe', params: [{ accountInclude: [X.address], failed: true }, { encoding: 'json', transactionDetails: 'signatures', fromSlot: ok.slot }] }));
       r.sock.send(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'transactionSubscribe', params: [{ failed: true }, { transactionDetails: 'none', fromSlot: 0 }] }));
       const resumed = (await until('resumed', () => r.messages.find((m) => m.id === 1))).result;
