@@ -18,7 +18,7 @@ import { getWebhook } from '../../store/webhooks.js';
 import {
   attemptsOf, deliveryCounts, getDelivery, listDeliveries, replayEvents,
   type AttemptRow, type DeliveryRow, type DeliveryState,
-} from '../../store/webhook-events.js';
+} from '../../store/webhook-deliveries.js';
 import { eventId } from '../../webhooks/signing.js';
 import type { Db } from '../../store/db.js';
 import { getCheckpoint } from '../../store/chain.js';
