@@ -2,7 +2,7 @@
 import { openRuntime } from './runtime.js';
 import { createIngester } from '../ingest/pipeline.js';
 import { replayInto } from '../ingest/replay.js';
-import { createRpcPoller } from '../sources/rpc-poller.js';
+import { createChainSource } from '../sources/chain-source.js';
 import { createRpcClient } from '../sources/rpc-client.js';
 import { UsageError } from './usage-error.js';
 import { getCheckpoint } from '../store/chain.js';
@@ -21,7 +21,11 @@ export async function runIngest(opts: { rpc?: string; fromSlot?: number }): Prom
   const stop = () => ctl.abort();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
-  const poller = createRpcPoller({ url, commitment: rt.config.commitment, concurrency: rt.config.ingestConcurrency, pollIntervalMs: rt.config.pollIntervalMs, fetchAccounts: rt.config.ingestFetchAccounts, logger: rt.logger });
+  // Blocks from the Yellowstone gRPC stream when SOLGATE_GRPC_URL is set, else polled over JSON-RPC.
+  const poller = await createChainSource({
+    rpcUrl: url, grpcUrl: rt.config.grpcUrl, grpcToken: rt.config.grpcToken, commitment: rt.config.commitment,
+    concurrency: rt.config.ingestConcurrency, pollIntervalMs: rt.config.pollIntervalMs, fetchAccounts: rt.config.ingestFetchAccounts, logger: rt.logger,
+  });
   // The ingest process also fetches the off-chain documents its assets point to (any number of processes may).
   const offchain = createOffchainFetcher({ db: rt.db, logger: rt.logger, config: offchainConfig(rt.config) });
   offchain.start();

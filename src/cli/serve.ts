@@ -2,6 +2,7 @@
  * `solgate serve [--demo]`: the HTTP gateway, plus in-process ingestion from SOLANA_RPC_URL, or (with --demo and
  * no cluster URL) from the built-in localnet running a demo workload. Shuts down gracefully on SIGINT/SIGTERM.
  */
+import { UsageError } from './usage-error.js';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import type { Logger } from 'pino';
@@ -21,7 +22,8 @@ import { createPythPoller, type PythPoller } from '../ingest/pyth-poll.js';
 import { createIngester, type Ingester } from '../ingest/pipeline.js';
 import { loadTreeFile } from './light-trees.js';
 import { createTipWatcher, type TipWatcher } from '../sources/tip-watcher.js';
-import { createRpcPoller, fetchAccounts, type RpcPoller } from '../sources/rpc-poller.js';
+import { fetchAccounts } from '../sources/rpc-poller.js';
+import { createChainSource, type ChainSource } from '../sources/chain-source.js';
 import { createRpcClient, type RpcClient } from '../sources/rpc-client.js';
 import { accountFetch, createUpstreamRpc } from '../sources/upstream-rpc.js';
 import { createUpstreamSocketFactory, pubsubUrlOf } from '../sources/upstream-ws.js';
@@ -73,6 +75,7 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
   const { config, logger, db } = rt;
   try {
     if (config.rpcUrl) await probeClusterRpc(config.rpcUrl, { source: 'SOLANA_RPC_URL' });
+    else if (config.grpcUrl && !opts.demo) throw new UsageError('SOLGATE_GRPC_URL needs SOLANA_RPC_URL too (it fills what the stream misses and reads accounts)');
   } catch (err) {
     await db.close().catch(() => {});
     throw err;
@@ -153,13 +156,16 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
     accountHub?.publish(blocks);
   };
   let ingester: Ingester | null = null;
-  let poller: RpcPoller | null = null;
+  let poller: ChainSource | null = null;
   let tips: TipWatcher | null = null;
   let ingestDone: Promise<void> = Promise.resolve();
   if (rpcUrl) {
     const url = rpcUrl;
-    poller = createRpcPoller({
-      url,
+    // Blocks from the Yellowstone gRPC stream when SOLGATE_GRPC_URL is set, else polled over JSON-RPC.
+    poller = await createChainSource({
+      rpcUrl: url,
+      grpcUrl: config.grpcUrl,
+      grpcToken: config.grpcToken,
       commitment: config.commitment,
       concurrency: config.ingestConcurrency,
       pollIntervalMs: demo ? Math.min(config.pollIntervalMs, config.localnetSlotMs) : config.pollIntervalMs,
@@ -268,7 +274,7 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
     fetchAccounts: rpcUrl ? (keys) => fetchAccounts(rpcUrl!, keys, { commitment: config.commitment }) : undefined,
     trustProxy: config.trustProxy,
     corsOrigins: config.corsOrigins,
-    ingestStatus: poller ? () => ({ lastSlot: ingester?.stats.lastSlot ?? null, tip: maxOrNull(tips?.tip ?? null, poller!.stats.tip) }) : undefined,
+    ingestStatus: poller ? () => ({ lastSlot: ingester?.stats.lastSlot ?? null, tip: maxOrNull(tips?.tip ?? null, poller!.tip()) }) : undefined,
     readyMaxLagSlots: config.readyMaxLagSlots,
     offchain,
     // ZK Compression: the validity-proof prover, full transactions for getTransactionWithCompressionInfo, health lag.
@@ -345,7 +351,7 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
 /** Runs ingestion until aborted; a failure is logged and retried from the checkpoint after a pause. */
 async function followForever(
   ingester: Ingester,
-  poller: RpcPoller,
+  poller: ChainSource,
   o: { startSlot?: number; signal: AbortSignal; logger: Logger; beforeLive?: (from: number, signal: AbortSignal) => Promise<void> },
 ): Promise<void> {
   let pause = 1000;

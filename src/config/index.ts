@@ -17,6 +17,8 @@ export const ENV_VARS: EnvVar[] = [
   { name: 'DATABASE_POOL_SIZE', default: '10', description: 'Connections in the PostgreSQL pool' },
   { name: 'SOLGATE_DATA_DIR', default: './.data', description: 'Directory of the embedded database (used when DATABASE_URL is unset)' },
   { name: 'SOLANA_RPC_URL', default: undefined, description: 'Cluster JSON-RPC URL to index; unset = the built-in localnet (serve --demo) or no ingestion (serve)' },
+  { name: 'SOLGATE_GRPC_URL', default: undefined, description: 'Yellowstone gRPC (Geyser) endpoint to stream blocks from instead of polling SOLANA_RPC_URL, which still fills what the stream misses and reads accounts (docs/operations.md); unset = poll' },
+  { name: 'SOLGATE_GRPC_TOKEN', default: undefined, description: 'The x-token the SOLGATE_GRPC_URL endpoint expects, if any' },
   { name: 'SOLGATE_RPC_UPSTREAM_URL', default: undefined, description: 'Where the standard Solana JSON-RPC methods sent to `/` are forwarded (docs/rpc.md); unset = SOLANA_RPC_URL (or the demo chain); neither = they answer -32601' },
   { name: 'SOLGATE_RPC_UPSTREAM_WS_URL', default: undefined, description: 'The cluster PubSub (WebSocket) endpoint the gateway\'s WebSocket subscriptions are bridged to (docs/rpc.md); unset = the upstream JSON-RPC URL with the ws/wss scheme' },
   { name: 'SOLGATE_WS_MAX_CONNECTIONS_PER_KEY', default: '100', description: 'Open WebSocket connections per API key (more are closed with 1008)' },
@@ -96,6 +98,8 @@ export interface Config {
   databasePoolSize: number;
   dataDir: string;
   rpcUrl: string | undefined;
+  grpcUrl: string | undefined;
+  grpcToken: string | undefined;
   rpcUpstreamUrl: string | undefined;
   rpcUpstreamTimeoutMs: number;
   rpcUpstreamWsUrl: string | undefined;
@@ -281,6 +285,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databasePoolSize: int('DATABASE_POOL_SIZE', get('DATABASE_POOL_SIZE')!, 1, 1000),
     dataDir: get('SOLGATE_DATA_DIR')!,
     rpcUrl: get('SOLANA_RPC_URL'),
+    grpcUrl: optionalUrl('SOLGATE_GRPC_URL', get('SOLGATE_GRPC_URL')),
+    grpcToken: get('SOLGATE_GRPC_TOKEN'),
     rpcUpstreamUrl: get('SOLGATE_RPC_UPSTREAM_URL'),
     rpcUpstreamTimeoutMs: int('SOLGATE_RPC_UPSTREAM_TIMEOUT_MS', get('SOLGATE_RPC_UPSTREAM_TIMEOUT_MS')!, 100, 600_000),
     rpcUpstreamWsUrl: get('SOLGATE_RPC_UPSTREAM_WS_URL'),

@@ -43,7 +43,14 @@ function tokenBalances(list: Json[] | null | undefined) {
 export function geyserTransaction(entry: Json, index: number): SubscribeUpdateTransactionInfo {
   const wire = Uint8Array.from(b64.encode(entry.transaction[0]));
   const tx = txDecoder.decode(wire);
-  const msg = messageDecoder.decode(tx.messageBytes);
+  const msg = messageDecoder.decode(tx.messageBytes) as unknown as {
+    version: 'legacy' | number;
+    header: { numSignerAccounts: number; numReadonlySignerAccounts: number; numReadonlyNonSignerAccounts: number };
+    staticAccounts: string[];
+    lifetimeToken: string;
+    instructions: { programAddressIndex: number; accountIndices?: number[]; data?: Uint8Array }[];
+    addressTableLookups?: { lookupTableAddress: string; writableIndexes: number[]; readonlyIndexes: number[] }[];
+  };
   const staticKeys = msg.staticAccounts.map(String);
   const signatures = Object.values(tx.signatures).map((s) => (s ? Uint8Array.from(s) : new Uint8Array(64)));
   const meta: Json | null = entry.meta ?? null;
@@ -75,7 +82,7 @@ export function geyserTransaction(entry: Json, index: number): SubscribeUpdateTr
         })),
       },
     },
-    meta: meta && {
+    meta: meta ? {
       err: meta.err == null ? undefined : { err: encodeTransactionError(meta.err) },
       fee: str(meta.fee),
       preBalances: (meta.preBalances ?? []).map(str),
@@ -103,7 +110,7 @@ export function geyserTransaction(entry: Json, index: number): SubscribeUpdateTr
       returnDataNone: meta.returnData == null,
       computeUnitsConsumed: meta.computeUnitsConsumed == null ? undefined : str(meta.computeUnitsConsumed),
       costUnits: meta.costUnits == null ? undefined : str(meta.costUnits),
-    },
+    } : undefined,
   };
 }
 
