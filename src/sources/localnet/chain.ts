@@ -31,39 +31,39 @@ import { AccountHistory } from './account-history.js';
 import { AccountIndex, programScanner } from './account-index.js';
 import { BlockStore } from './block-store.js';
 import {
-  DEFAULT_FINALITY, MANUAL_FINALITY, commitmentBound, finalityDepths, levelOf, type Commitment, type FinalityDepths,
+  DEFAULT_FINALITY, MANUAL_FINALITY, commitmentBound, finalityDepths, type Commitment, type FinalityDepths,
 } from './commitment.js';
 import { buildWireTransaction } from './wire-tx.js';
-import { executeTransaction, readAccount, simulateTransaction, type ExecContext } from './executor.js';
+import { executeTransaction, simulateTransaction, type ExecContext } from './executor.js';
 import { installLightGenesis, type LightGenesisSummary } from './light.js';
-import type { LocalAccount, LocalBlock, LocalSimulation, LocalTx } from './types.js';
+import type { LocalBlock, LocalSimulation, LocalTx } from './types.js';
 import { decodeWireTransaction, replaceBlockhash } from './wire.js';
 import type { ChainSnapshotMeta, LocalChainOptions, SendOutcome } from './chain-options.js';
+import { BLOCKHASH_VALIDITY, LocalChainReads, SLOTS_PER_EPOCH } from './chain-reads.js';
 
 export type { ChainSnapshotMeta, GenesisAccount, LocalChainOptions, SendOutcome } from './chain-options.js';
 
-/** Number of blocks a blockhash stays usable (agave MAX_PROCESSING_AGE). */
-export const BLOCKHASH_VALIDITY = 150;
-const SLOTS_PER_EPOCH = 432_000n;
+export { BLOCKHASH_VALIDITY } from './chain-reads.js';
 const MAX_SLOT_HASHES = 512;
 
-export class LocalChain {
-  private svm: LiteSVM;
-  private readonly store: BlockStore;
+/** The chain: slot production, transactions and snapshots here; its reads in `LocalChainReads` (`chain-reads.ts`). */
+export class LocalChain extends LocalChainReads {
+  protected svm: LiteSVM;
+  protected readonly store: BlockStore;
   private readonly opts: Required<Omit<LocalChainOptions, 'faucetSeed' | 'warn' | 'light' | 'hotBlocks' | 'ledgerDir' | 'accounts' | 'confirmedDepth' | 'finalizedDepth'>> & Pick<LocalChainOptions, 'warn'>;
   /** Slots until a produced block is confirmed, then finalized. */
   readonly finality: Readonly<FinalityDepths>;
   /** The newest confirmed and finalized blocks (the processed one is the store's last). */
-  private readonly tips: { confirmed: LocalBlock; finalized: LocalBlock };
-  private readonly history = new AccountHistory();
+  protected readonly tips: { confirmed: LocalBlock; finalized: LocalBlock };
+  protected readonly history = new AccountHistory();
   /** What `light: true` loaded at genesis (null when not requested, or when restored from a snapshot). */
   readonly light: LightGenesisSummary | null = null;
-  private pending: LocalTx[] = [];
+  protected pending: LocalTx[] = [];
   private readonly pendingSigs = new Set<string>();
   /** blockhash → block height, for the last BLOCKHASH_VALIDITY+1 blocks. */
-  private readonly recentBlockhashes = new Map<string, number>();
+  protected readonly recentBlockhashes = new Map<string, number>();
   private slotHashes: { slot: bigint; hash: string }[] = [];
-  private openSlot: number;
+  protected openSlot: number;
   private openTime: number;
   private timer: NodeJS.Timeout | null = null;
   private readonly listeners: Record<Commitment, Set<(block: LocalBlock) => void>> = { processed: new Set(), confirmed: new Set(), finalized: new Set() };
@@ -80,6 +80,7 @@ export class LocalChain {
     opts: LocalChainOptions,
     resume?: ChainSnapshotMeta,
   ) {
+    super();
     this.svm = svm;
     this.opts = {
       slotMs: opts.slotMs ?? 400,
@@ -360,110 +361,6 @@ export class LocalChain {
       throw new Error(`airdrop failed: ${JSON.stringify(out.kind === 'committed' ? out.tx.meta.err : out.kind === 'dropped' ? out.err : out.simulation.err)}`);
     }
     return out.signature;
-  }
-
-  // ---- reads ----
-
-  /** Slot of the latest produced block (processed). */
-  get slot(): number {
-    return this.store.last.slot;
-  }
-  /** Slot of the newest block at `commitment`. */
-  slotAt(commitment: Commitment): number {
-    return this.blockAt(commitment).slot;
-  }
-  /** The newest block at `commitment`. */
-  blockAt(commitment: Commitment): LocalBlock {
-    return commitment === 'processed' ? this.store.last : this.tips[commitment];
-  }
-  /** The level a produced block at `slot` has reached. */
-  levelOf(slot: number): Commitment {
-    return levelOf(slot, { confirmed: this.tips.confirmed.slot, finalized: this.tips.finalized.slot });
-  }
-  /** Blocks produced after the one at `slot` (`getSignatureStatuses`' `confirmations` of a block not yet finalized). */
-  blocksAfter(slot: number): number {
-    return this.store.range(slot + 1, this.store.last.slot).length;
-  }
-  /** The slot currently collecting transactions. */
-  get currentSlot(): number {
-    return this.openSlot;
-  }
-  get blockHeight(): number {
-    return this.store.last.blockHeight;
-  }
-  get firstAvailableBlock(): number {
-    return this.store.first;
-  }
-  get transactionCount(): number {
-    return this.store.transactionCount;
-  }
-  get pendingTransactions(): readonly LocalTx[] {
-    return this.pending;
-  }
-  /** The blockhash of the newest block at `commitment` (default processed) and the last height it can land at. */
-  latestBlockhash(commitment: Commitment = 'processed'): { blockhash: string; lastValidBlockHeight: number } {
-    const b = this.blockAt(commitment);
-    return { blockhash: b.blockhash, lastValidBlockHeight: b.blockHeight + BLOCKHASH_VALIDITY };
-  }
-  /** Whether a transaction may still use `blockhash`, as the bank at `commitment` (default processed) knows it. */
-  isBlockhashValid(blockhash: string, commitment: Commitment = 'processed'): boolean {
-    const height = this.recentBlockhashes.get(blockhash);
-    return height !== undefined && height <= this.blockAt(commitment).blockHeight;
-  }
-  getBlock(slot: number): LocalBlock | undefined {
-    return this.store.get(slot);
-  }
-  getBlocks(start: number, end: number, limit?: number): number[] {
-    return this.store.range(start, end, limit);
-  }
-  getTransaction(signature: string): LocalTx | undefined {
-    return this.store.transaction(signature);
-  }
-  getSignaturesForAddress(address: string, opts: { before?: string; until?: string; limit?: number; maxSlot?: number } = {}): LocalTx[] {
-    return this.store.signaturesFor(address, { ...opts, limit: opts.limit ?? 1000 });
-  }
-  /** The newest state of an account (processed: the open slot's transactions included). */
-  getAccount(address: string): LocalAccount | null {
-    return readAccount(this.svm, address);
-  }
-  /** The state of an account at the end of `slot`, a slot not before the finalized block's. */
-  accountAtSlot(address: string, slot: number): LocalAccount | null {
-    return this.history.at(address, slot, () => this.getAccount(address));
-  }
-  /**
-   * The accounts written after the newest block at `commitment` (none for processed): those whose state there may
-   * differ from the newest one, e.g. owned by another program then (what a scan at that level adds to the indexes'
-   * candidates).
-   */
-  accountsWrittenAfter(commitment: Commitment): string[] {
-    return commitment === 'processed' ? [] : this.history.writtenSince(this.slotAt(commitment));
-  }
-  /** A reader of account states at `commitment`. */
-  accountReader(commitment: Commitment): (address: string) => LocalAccount | null {
-    if (commitment === 'processed') return (a) => this.getAccount(a);
-    const slot = this.slotAt(commitment);
-    if (!this.history.writtenAfter(slot)) return (a) => this.getAccount(a);
-    return (a) => this.accountAtSlot(a, slot);
-  }
-  getBalance(address: string): bigint {
-    return this.getAccount(address)?.lamports ?? 0n;
-  }
-  minimumBalanceForRentExemption(dataLen: number): bigint {
-    return this.svm.minimumBalanceForRentExemption(BigInt(dataLen));
-  }
-  /** Transactions in the blocks up to the newest one at `commitment`. */
-  transactionCountAt(commitment: Commitment): number {
-    let n = this.store.transactionCount;
-    for (const s of this.store.range(this.slotAt(commitment) + 1, this.slot)) n -= this.store.get(s)?.transactions.length ?? 0;
-    return n;
-  }
-  epochInfo(commitment: Commitment = 'processed'): { absoluteSlot: number; blockHeight: number; epoch: number; slotIndex: number; slotsInEpoch: number; transactionCount: number } {
-    const b = this.blockAt(commitment);
-    const per = Number(SLOTS_PER_EPOCH);
-    return {
-      absoluteSlot: b.slot, blockHeight: b.blockHeight, epoch: Math.floor(b.slot / per), slotIndex: b.slot % per,
-      slotsInEpoch: per, transactionCount: this.transactionCountAt(commitment),
-    };
   }
 }
 
