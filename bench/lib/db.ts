@@ -14,6 +14,8 @@ export interface BenchDb {
   /** What the benchmark ran against, for the report (server version or "PGlite in memory"). */
   description: string;
   kind: 'postgres' | 'pglite';
+  /** Connection string of the throwaway database (PostgreSQL only), for a child process to use. */
+  url?: string;
   drop(): Promise<void>;
 }
 
@@ -40,6 +42,7 @@ export async function createBenchDb(opts: { poolSize?: number } = {}): Promise<B
   return {
     db,
     kind: 'postgres',
+    url: u.toString(),
     description: `PostgreSQL ${rows[0].v} at ${shown.host} (throwaway database ${name})`,
     async drop() {
       await db.close();

@@ -1,0 +1,301 @@
+/**
+ * Replay throughput on REAL mainnet blocks: N copies of the recorded block 254170887 (602 transactions, 444 of
+ * them non-vote, many swaps with deep CPI trees) written as `getBlock` files named by slot, replayed by the built
+ * CLI (`node bin/solgate.js replay <dir>`) into a throwaway PostgreSQL database. Wall time includes the process's
+ * start (module loading, connecting, the migration check); the rate is non-vote tx/s compared with mainnet's
+ * ≈ 1,050/s. A measurement: it never asserts on speed.
+ *
+ * Copies are distinct, real-shaped blocks: copy k sits at slot 254170887 + k (parent the slot before) and every
+ * signature of its transactions is rewritten deterministically (its last 4 bytes XOR k; copy 0 is the recorded
+ * block as is). Without the rewrite every copy would repeat the signatures of copy 0, and the store keys
+ * transactions by signature: the repeats would update nothing in `transactions` (a faster, meaningless write)
+ * while adding address links at a second slot for the same signature. The rest of each transaction (message,
+ * accounts, meta, logs) is byte-for-byte the recorded one.
+ *
+ * Same-run figures beside it:
+ * - the CLI on ONE copy (process start + migration check + one block): the fixed cost of a run;
+ * - the CLI again on the same N copies into the now full database (re-replay: must change nothing);
+ * - an in-process split of the same work, stage by stage, on one thread: read + JSON.parse, normalizeRpcBlock,
+ *   parse + fold (no database), and the SQL write of `ingester.ingestBlocks` (into a second throwaway database,
+ *   every statement timed).
+ *
+ *   npm run bench -- replay [--copies 100] [--batch 8] [--no-split] [--cpu-prof DIR] [--root DIR] [--baseline-root DIR]
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import type { Block } from '../src/core/model.js';
+import { createIngester } from '../src/ingest/pipeline.js';
+import { emptyContext, foldBlock, tokenAccountsNeeded, type ParsedTx } from '../src/ingest/fold-block.js';
+import { parseJsonLossless } from '../src/sources/json.js';
+import { parseTransaction } from '../src/parsers/registry.js';
+import { normalizeRpcBlock } from '../src/sources/normalize-rpc.js';
+import { mergeUpdates } from '../src/store/write-block.js';
+import { numberFlag, parseFlags } from './lib/args.js';
+import { countRows, createBenchDb } from './lib/db.js';
+import { fmt, REPO_ROOT, table, writeResult } from './lib/report.js';
+import { timeDb } from './lib/timed-db.js';
+
+export const description = 'solgate replay of N copies of a real mainnet block → PostgreSQL; non-vote tx/s vs mainnet (≈1,050/s)';
+/** Builds tens of MB of files and several databases: run it by name. */
+export const onlyWhenNamed = true;
+
+const MAINNET_NON_VOTE_TPS = 1_050;
+const FIXTURE = join(REPO_ROOT, 'test', 'fixtures', 'photon-blocks', 'index_block_metadata', '254170887');
+const BASE_SLOT = 254170887;
+
+const TABLES = [
+  'blocks', 'transactions', 'address_transactions', 'sol_balances', 'mints', 'mint_supply_changes',
+  'token_accounts', 'token_extensions', 'wallet_transfers', 'wallet_funding', 'swap_prices', 'ingest_checkpoint',
+] as const;
+
+interface Stage {
+  ms: number;
+  nonVoteTxPerSec: number;
+  xMainnet: number;
+}
+
+export interface ReplayBenchResult {
+  config: { copies: number; batch: number };
+  database: string;
+  workload: { blocks: number; transactions: number; nonVoteTransactions: number; jsonMB: number };
+  cli: { root: string; full: Stage; oneCopy: { ms: number }; rereplay: { ms: number }; fullMinusStart: Stage };
+  /** The same files through another checkout's CLI (--baseline-root). */
+  baseline: null | { root: string; full: Stage; rows: Record<string, number> };
+  split: null | { readJson: Stage; normalize: Stage; parseFold: Stage; sqlWrite: Stage; inProcessTotal: Stage };
+  statements: { label: string; calls: number; ms: number }[];
+  rows: Record<string, number>;
+  rowsAfterRereplay: Record<string, number>;
+  node: string;
+  timestamp: string;
+}
+
+const stage = (ms: number, nonVote: number): Stage => {
+  const tps = nonVote / (ms / 1000);
+  return { ms: Math.round(ms), nonVoteTxPerSec: Math.round(tps), xMainnet: Number((tps / MAINNET_NON_VOTE_TPS).toFixed(2)) };
+};
+
+/** Copy `k` of the recorded block's text: every transaction's signatures with their last 4 bytes XOR k. */
+export function copyBlockText(text: string, k: number): string {
+  const body = k === 0 ? text : text.replace(/"transaction":\["([A-Za-z0-9+/=]+)","base64"\]/g, (_m, b64: string) => `"transaction":["${rewriteSignatures(b64, k)}","base64"]`);
+  // The slot comes from the file name; the parent is the slot before, as in a chain without skipped slots.
+  return body.replace(/"parentSlot":\d+/, `"parentSlot":${BASE_SLOT + k - 1}`);
+}
+
+function rewriteSignatures(b64: string, k: number): string {
+  const bytes = Buffer.from(b64, 'base64');
+  // Compact-u16 signature count (< 128 in practice: one byte), then 64-byte signatures.
+  const n = bytes[0];
+  if (n >= 0x80) throw new Error('replay bench: unexpected signature count encoding');
+  for (let s = 0; s < n; s++) {
+    const end = 1 + 64 * (s + 1);
+    bytes.writeUInt32BE((bytes.readUInt32BE(end - 4) ^ k) >>> 0, end - 4);
+  }
+  return bytes.toString('base64');
+}
+
+/**
+ * Runs the built CLI of the checkout `root` (`node <root>/dist/cli/main.js replay <dir>`, what bin/solgate.js runs
+ * when the build is current: called directly so that a source file edited after the build never makes it fall
+ * back to compiling TypeScript on start) against `url`; resolves with its wall time (ms).
+ */
+function runCli(root: string, dir: string, url: string, cpuProf?: string): Promise<{ ms: number; stdout: string }> {
+  return new Promise((resolve, reject) => {
+    const args = [...(cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : []), join(root, 'dist', 'cli', 'main.js'), 'replay', dir];
+    const t0 = performance.now();
+    const proc = spawn(process.execPath, args, {
+      cwd: root,
+      env: { ...process.env, DATABASE_URL: url, SOLANA_RPC_URL: '', LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    proc.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    proc.on('error', reject);
+    proc.on('exit', (code) => {
+      const ms = performance.now() - t0;
+      if (code !== 0) reject(new Error(`replay bench: solgate replay exited with ${code}\n${err.slice(-4000)}`));
+      else resolve({ ms, stdout: out.trim() });
+    });
+  });
+}
+
+function ensureBuild(root: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, [join(root, 'scripts', 'build.mjs'), '--if-stale'], { cwd: root, stdio: 'inherit' });
+    p.on('error', reject);
+    p.on('exit', (c) => (c === 0 ? resolve() : reject(new Error(`replay bench: build failed (${c})`))));
+  });
+}
+
+export async function run(argv: string[] = []): Promise<ReplayBenchResult> {
+  const flags = parseFlags(argv);
+  const copies = Math.max(1, Math.floor(numberFlag(flags, 'copies', 100)));
+  const batch = Math.max(1, Math.floor(numberFlag(flags, 'batch', 8)));
+  const cpuProf = typeof flags['cpu-prof'] === 'string' ? flags['cpu-prof'] : undefined;
+  // Which checkout's CLI replays (default this one), and optionally another one's on the same files in the same run
+  // (e.g. a `git archive` of the commit before a change, with node_modules linked): a same-run before/after.
+  const root = typeof flags.root === 'string' ? resolve(flags.root) : REPO_ROOT;
+  const baselineRoot = typeof flags['baseline-root'] === 'string' ? resolve(flags['baseline-root']) : null;
+  const log = (s: string) => process.stdout.write(`${s}\n`);
+  if (!process.env.DATABASE_URL) throw new Error('replay bench: set DATABASE_URL (the CLI replays into PostgreSQL)');
+  await ensureBuild(root);
+  if (baselineRoot) await ensureBuild(baselineRoot);
+
+  // 1. Workload: N files named by slot in a temporary directory, and one copy alone in another.
+  const original = readFileSync(FIXTURE, 'utf8');
+  const dir = mkdtempSync(join(tmpdir(), 'solgate-bench-replay-'));
+  const oneDir = mkdtempSync(join(tmpdir(), 'solgate-bench-replay1-'));
+  let bytes = 0;
+  for (let k = 0; k < copies; k++) {
+    const text = copyBlockText(original, k);
+    bytes += text.length;
+    writeFileSync(join(dir, String(BASE_SLOT + k)), text);
+  }
+  // The lone copy is one not in the N (another slot and signatures), so its database stays separate in content too.
+  writeFileSync(join(oneDir, String(BASE_SLOT + copies)), copyBlockText(original, copies));
+  const sample = normalizeRpcBlock((parseJsonLossless(original) as unknown), BASE_SLOT, { skipVotes: true });
+  const perBlock = (JSON.parse(original) as { transactions: unknown[] }).transactions.length;
+  const nonVote = sample.transactions.filter((t) => !t.isVote).length * copies;
+  log(`replay: ${copies} copies of block ${BASE_SLOT} (${perBlock} txs, ${nonVote / copies} non-vote each) → ${fmt(nonVote)} non-vote txs, ${fmt(bytes / 1e6)} MB JSON in ${dir}`);
+
+  const dbs: Awaited<ReturnType<typeof createBenchDb>>[] = [];
+  try {
+    // 2. The CLI on one copy: the fixed cost of a run (process start, connect, migration check).
+    const one = await createBenchDb();
+    dbs.push(one);
+    const oneRun = await runCli(root, oneDir, one.url as string);
+    log(`replay: CLI, one copy: ${fmt(oneRun.ms / 1000)} s`);
+
+    // 3. The CLI on the N copies: the figure.
+    const main = await createBenchDb();
+    dbs.push(main);
+    const full = await runCli(root, dir, main.url as string, cpuProf);
+    log(`replay: CLI, ${copies} copies: ${fmt(full.ms / 1000)} s — ${full.stdout}`);
+    const rows = await countRows(main.db, TABLES);
+    if (rows.transactions !== nonVote) log(`replay: WARNING ${rows.transactions} transaction rows, expected ${nonVote}`);
+
+    // 4. Again on the same files: a replay of what is there must change nothing.
+    const again = await runCli(root, dir, main.url as string);
+    const rowsAfterRereplay = await countRows(main.db, TABLES);
+    log(`replay: CLI again on the same files (no-op): ${fmt(again.ms / 1000)} s`);
+    if (JSON.stringify(rowsAfterRereplay) !== JSON.stringify(rows)) log('replay: WARNING row counts changed on re-replay');
+
+    // 4b. The baseline checkout's CLI on the same files, into a database of its own.
+    let baseline: ReplayBenchResult['baseline'] = null;
+    if (baselineRoot) {
+      const bdb = await createBenchDb();
+      dbs.push(bdb);
+      const b = await runCli(baselineRoot, dir, bdb.url as string);
+      const bRows = await countRows(bdb.db, TABLES);
+      log(`replay: baseline CLI (${baselineRoot}), ${copies} copies: ${fmt(b.ms / 1000)} s`);
+      if (JSON.stringify(bRows) !== JSON.stringify(rows)) log(`replay: NOTE row counts differ from the baseline's: ${JSON.stringify(bRows)}`);
+      baseline = { root: baselineRoot, full: stage(b.ms, nonVote), rows: bRows };
+    }
+
+    // 5. In-process split of the same work, one stage at a time on this thread.
+    let split: ReplayBenchResult['split'] = null;
+    let statements: ReplayBenchResult['statements'] = [];
+    if (!flags['no-split']) {
+      const files = readdirSync(dir).sort().map((f) => join(dir, f));
+      let readMs = 0;
+      let normMs = 0;
+      let foldMs = 0;
+      let writeMs = 0;
+      const inproc = await createBenchDb();
+      dbs.push(inproc);
+      const timed = timeDb(inproc.db);
+      const ingester = createIngester(timed.db);
+      for (let i = 0; i < files.length; i += batch) {
+        const blocks: Block[] = [];
+        for (const f of files.slice(i, i + batch)) {
+          let t = performance.now();
+          const doc = parseJsonLossless(await readFile(f, 'utf8'));
+          readMs += performance.now() - t;
+          t = performance.now();
+          blocks.push(normalizeRpcBlock(doc, Number(f.slice(f.lastIndexOf('/') + 1)), { skipVotes: true }));
+          normMs += performance.now() - t;
+        }
+        let t = performance.now();
+        const parsed = blocks.map((b) => b.transactions.filter((tx) => !tx.isVote).map((tx): ParsedTx => ({ tx, events: parseTransaction(tx) })));
+        new Set(parsed.flat().flatMap(tokenAccountsNeeded));
+        mergeUpdates(blocks.map((b, k) => foldBlock(b, parsed[k], emptyContext())));
+        const foldBatch = performance.now() - t;
+        foldMs += foldBatch;
+        t = performance.now();
+        await ingester.ingestBlocks(blocks);
+        // The write: ingestBlocks parses and folds again before it (measured just above) and looks up what the
+        // blocks do not tell (token accounts); the rest is the SQL write transaction.
+        writeMs += Math.max(0, performance.now() - t - foldBatch);
+      }
+      await ingester.settle();
+      statements = [...timed.statements].map(([label, s]) => ({ label, calls: s.calls, ms: Math.round(s.ms) })).sort((a, b) => b.ms - a.ms);
+      split = {
+        readJson: stage(readMs, nonVote),
+        normalize: stage(normMs, nonVote),
+        parseFold: stage(foldMs, nonVote),
+        sqlWrite: stage(writeMs, nonVote),
+        inProcessTotal: stage(readMs + normMs + foldMs + writeMs, nonVote),
+      };
+    }
+
+    const result: ReplayBenchResult = {
+      config: { copies, batch },
+      database: main.description,
+      workload: { blocks: copies, transactions: perBlock * copies, nonVoteTransactions: nonVote, jsonMB: Number((bytes / 1e6).toFixed(1)) },
+      baseline,
+      cli: { root, full: stage(full.ms, nonVote), oneCopy: { ms: Math.round(oneRun.ms) }, rereplay: { ms: Math.round(again.ms) }, fullMinusStart: stage(Math.max(1, full.ms - oneRun.ms), nonVote - nonVote / copies) },
+      split,
+      statements,
+      rows,
+      rowsAfterRereplay,
+      node: process.version,
+      timestamp: new Date().toISOString(),
+    };
+    printReport(result);
+    log(`\nreplay: result written to ${writeResult('replay', result)}`);
+    return result;
+  } finally {
+    for (const d of dbs) await d.drop().catch(() => {});
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(oneDir, { recursive: true, force: true });
+  }
+}
+
+function printReport(r: ReplayBenchResult): void {
+  const log = (s = '') => process.stdout.write(`${s}\n`);
+  const row = (name: string, s: Stage, share?: number): (string | number)[] => [
+    name, `${fmt(s.ms / 1000)} s`, s.nonVoteTxPerSec, `${s.xMainnet.toFixed(2)}×`, share === undefined ? '' : `${((100 * s.ms) / share).toFixed(1)}%`,
+  ];
+  log(`\n=== replay: ${r.config.copies} copies of mainnet block ${BASE_SLOT} → ${fmt(r.workload.nonVoteTransactions)} non-vote txs (${fmt(r.workload.transactions)} in all), ${fmt(r.workload.jsonMB)} MB JSON`);
+  log(`    database: ${r.database}; node ${r.node}`);
+  log(`    mainnet ≈ ${fmt(MAINNET_NON_VOTE_TPS)} non-vote tx/s; goal 10× = ${fmt(10 * MAINNET_NON_VOTE_TPS)}, floor 5× = ${fmt(5 * MAINNET_NON_VOTE_TPS)}\n`);
+  const rows: (string | number)[][] = [
+    row('solgate replay (CLI, process start included)', r.cli.full),
+    row('  minus the one-copy run (start + 1 block)', r.cli.fullMinusStart),
+    ...(r.baseline ? [row(`baseline checkout's CLI (${r.baseline.root})`, r.baseline.full)] : []),
+    ['baseline: CLI on one copy', `${fmt(r.cli.oneCopy.ms / 1000)} s`, '', '', ''],
+    ['baseline: CLI again on the N copies (no-op)', `${fmt(r.cli.rereplay.ms / 1000)} s`, '', '', ''],
+  ];
+  if (r.split) {
+    const tot = r.split.inProcessTotal.ms;
+    rows.push(
+      row(`in-process split, one thread, batch ${r.config.batch}`, r.split.inProcessTotal, tot),
+      row('  read + JSON.parse', r.split.readJson, tot),
+      row('  normalizeRpcBlock', r.split.normalize, tot),
+      row('  parse + fold (no DB)', r.split.parseFold, tot),
+      row('  SQL write (ingestBlocks − its parse/fold)', r.split.sqlWrite, tot),
+    );
+  }
+  log(table(['stage', 'time', 'non-vote tx/s', '× mainnet', 'share'], rows));
+  if (r.statements.length) {
+    log('\nSQL statements of the in-process split:');
+    log(table(['statement', 'calls', 'total ms', 'ms/call'], r.statements.map((s) => [s.label, s.calls, s.ms, s.ms / s.calls])));
+  }
+  log('\nRows per table after the CLI run:');
+  log(table(['table', 'rows'], Object.entries(r.rows).map(([t, n]) => [t, n])));
+}
