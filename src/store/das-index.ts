@@ -44,7 +44,8 @@ export async function countDirty(q: Queryable): Promise<number> {
 /**
  * The assets that changed addresses may describe: the address itself, the mint of a token account, the asset of
  * a Token Metadata / inscription account, the mint of an edition account, the members of an MPL Core
- * collection. Only ids that have asset sources (or an index row to remove) are returned.
+ * collection (whose rendered authority is the collection's: a Core asset's row carries its own address as asset
+ * id, so members are found by kind and collection alone). Only ids that have asset sources (or an index row to remove) are returned.
  */
 export async function resolveAssetIds(q: Queryable, keys: string[]): Promise<string[]> {
   if (!keys.length) return [];
@@ -56,7 +57,7 @@ export async function resolveAssetIds(q: Queryable, keys: string[]): Promise<str
        UNION SELECT aa.asset_id FROM asset_accounts aa JOIN k ON aa.address = k.key WHERE aa.asset_id IS NOT NULL
        UNION SELECT em.mint FROM tm_edition_mints em JOIN k ON em.edition = k.key
        UNION SELECT aa.address FROM asset_accounts aa JOIN k ON aa.collection = k.key
-              WHERE aa.kind IN ('core.asset', 'core.closed') AND aa.asset_id IS NULL
+              WHERE aa.kind IN ('core.asset', 'core.closed')
      )
      SELECT id FROM ids
       WHERE EXISTS (SELECT 1 FROM asset_accounts a WHERE a.address = ids.id)
