@@ -1,6 +1,7 @@
 /**
  * The list columns of one asset, derived purely from its rendered DAS object (rendered with every section the
- * index needs: token_info and unverified collections), so what lists filter on is exactly what getAsset shows.
+ * index needs: token_info and unverified collections), so what lists filter on is exactly what getAsset shows;
+ * the object itself is kept as the asset's ready document (reads project the display options, api/das/asset-docs.ts).
  */
 import type { AssetJson } from '../api/das/asset-json.js';
 import type { DasIndexRow } from '../store/das-index.js';
@@ -49,5 +50,15 @@ export function indexRowOf(a: AssetJson, slots: { first: number; last: number } 
     groups: arr(a.grouping).flatMap((g) =>
       str(g.group_key) && str(g.group_value) ? [{ key: g.group_key as string, value: g.group_value as string, verified: g.verified !== false }] : [],
     ),
+    doc: docText(a),
   };
+}
+
+/** The stored document (migration 031); null (reads render from the sources) for an object JSON cannot hold as is (a bigint). */
+function docText(a: AssetJson): string | null {
+  try {
+    return JSON.stringify(a);
+  } catch {
+    return null;
+  }
 }

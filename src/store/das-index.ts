@@ -121,6 +121,8 @@ export interface DasIndexRow {
   creators: { address: string; verified: boolean }[];
   authorities: { address: string; scopes: string[] }[];
   groups: { key: string; value: string; verified: boolean }[];
+  /** The rendered DAS object's JSON text (migration 031; null: reads render the asset from its sources). */
+  doc: string | null;
 }
 
 type Keyed<T> = T & { asset: string; hex: string; created: number; updated: number };
@@ -141,19 +143,19 @@ export async function writeIndexRows(q: Queryable, rows: DasIndexRow[], removed:
   const withHex = rows.map((r) => ({ ...r, hex: idKeyHex(r.id) }));
   const { rows: stored } = await q.query<{ id: string; created_slot: string; updated_slot: string }>(
     `INSERT INTO das_assets AS t (id, id_key, interface, owner, owner_type, delegate, frozen, supply, supply_mint, compressed, tree,
-        royalty_target_type, royalty_target, royalty_amount, burnt, json_uri, name, created_slot, updated_slot)
+        royalty_target_type, royalty_target, royalty_amount, burnt, json_uri, name, created_slot, updated_slot, doc)
      SELECT u.id, decode(u.hex, 'hex'), u.interface, u.owner, u.owner_type, u.delegate, u.frozen, u.supply, u.supply_mint, u.compressed,
-        u.tree, u.rtt, u.rt, u.ra, u.burnt, u.json_uri, u.name, u.created_slot, u.updated_slot
+        u.tree, u.rtt, u.rt, u.ra, u.burnt, u.json_uri, u.name, u.created_slot, u.updated_slot, u.doc
        FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::boolean[], $8::numeric[], $9::text[],
                    $10::boolean[], $11::text[], $12::text[], $13::text[], $14::int[], $15::boolean[], $16::text[], $17::text[],
-                   $18::bigint[], $19::bigint[])
+                   $18::bigint[], $19::bigint[], $20::text[])
          AS u(id, hex, interface, owner, owner_type, delegate, frozen, supply, supply_mint, compressed, tree, rtt, rt, ra, burnt, json_uri,
-              name, created_slot, updated_slot)
+              name, created_slot, updated_slot, doc)
      ON CONFLICT (id) DO UPDATE SET interface = EXCLUDED.interface, owner = EXCLUDED.owner, owner_type = EXCLUDED.owner_type,
         delegate = EXCLUDED.delegate, frozen = EXCLUDED.frozen, supply = EXCLUDED.supply, supply_mint = EXCLUDED.supply_mint,
         compressed = EXCLUDED.compressed, tree = EXCLUDED.tree, royalty_target_type = EXCLUDED.royalty_target_type,
         royalty_target = EXCLUDED.royalty_target, royalty_amount = EXCLUDED.royalty_amount, burnt = EXCLUDED.burnt,
-        json_uri = EXCLUDED.json_uri, name = EXCLUDED.name,
+        json_uri = EXCLUDED.json_uri, name = EXCLUDED.name, doc = EXCLUDED.doc,
         created_slot = LEAST(t.created_slot, EXCLUDED.created_slot), updated_slot = GREATEST(t.updated_slot, EXCLUDED.updated_slot)
      RETURNING id, created_slot::text, updated_slot::text`,
     [
@@ -176,6 +178,7 @@ export async function writeIndexRows(q: Queryable, rows: DasIndexRow[], removed:
       withHex.map((r) => r.name),
       withHex.map((r) => r.createdSlot),
       withHex.map((r) => r.updatedSlot),
+      withHex.map((r) => r.doc),
     ],
   );
   const slots = new Map(stored.map((s) => [s.id, { created: Number(s.created_slot), updated: Number(s.updated_slot) }]));
@@ -218,6 +221,51 @@ export async function writeIndexRows(q: Queryable, rows: DasIndexRow[], removed:
     { name: 'owner', type: 'text', get: (x) => x.owner },
     { name: 'token_owned', type: 'boolean', get: (x) => x.tokenOwned },
   ], groups, '', sel(['group_key', 'group_value', 'verified', 'owner', 'token_owned'])));
+}
+
+/**
+ * SQL of whether the stored document of the das_assets row aliased `a` may be older than its sources: a dirty mark
+ * is pending that the refresher would resolve to this asset (`resolveAssetIds` read backwards: the id itself, a
+ * token account of its mint, an account of the asset, its edition account, its MPL Core collection). Marks are
+ * written in the transaction of the change they mark and deleted in the refresher's transaction that rewrites the
+ * document, so in one statement's snapshot a document without a pending mark is the rendering of the sources
+ * that snapshot sees. Only single-owner assets are checked against their token accounts: the holder is rendered
+ * for those alone (a fungible's document reads no token account; its mint's changes mark the id itself). With no
+ * mark at all (an idle refresher) nothing but one probe of das_dirty runs.
+ */
+export function docStaleSql(a: string): string {
+  return `(EXISTS (SELECT 1 FROM das_dirty) AND (
+      EXISTS (SELECT 1 FROM das_dirty d WHERE d.key = ${a}.id)
+   OR EXISTS (SELECT 1 FROM asset_accounts x JOIN das_dirty d ON d.key = x.address WHERE x.asset_id = ${a}.id)
+   OR EXISTS (SELECT 1 FROM tm_edition_mints em JOIN das_dirty d ON d.key = em.edition WHERE em.mint = ${a}.id)
+   OR EXISTS (SELECT 1 FROM asset_accounts x JOIN das_dirty d ON d.key = x.collection
+               WHERE x.address = ${a}.id AND x.kind IN ('core.asset', 'core.closed'))
+   OR (${a}.owner_type = 'single' AND EXISTS (SELECT 1 FROM token_accounts ta JOIN das_dirty d ON d.key = ta.address WHERE ta.mint = ${a}.id))))`;
+}
+
+/** A stored document as a read takes it: null `doc` or `stale` means "render from the sources". */
+export interface AssetDocRow {
+  id: string;
+  doc: string | null;
+  stale: boolean;
+  /** The fetched off-chain document at the asset's json_uri (null while none is fetched). */
+  offchain: Record<string, unknown> | null;
+}
+
+/**
+ * The columns a document read selects over a query `p` that yields das_assets rows' id, doc, owner_type and json_uri
+ * (the off-chain document joined by its uri, as `getOffchainContents` reads it).
+ */
+export function docColumnsSql(p: string): string {
+  return `${p}.id, ${p}.doc, ${docStaleSql(p)} AS stale,
+          (SELECT o.content FROM offchain_metadata o WHERE o.uri = ${p}.json_uri AND ${p}.json_uri <> '' AND o.content IS NOT NULL) AS offchain`;
+}
+
+/** The stored documents of `ids` (ids without an index row are absent), in one statement. */
+export async function readAssetDocs(q: Queryable, ids: string[]): Promise<AssetDocRow[]> {
+  if (!ids.length) return [];
+  const { rows } = await q.query<AssetDocRow>(`SELECT ${docColumnsSql('a')} FROM das_assets a WHERE a.id = ANY($1::text[])`, [ids]);
+  return rows;
 }
 
 function dedupe<T>(xs: T[], key: (x: T) => string): T[] {

@@ -3,15 +3,16 @@
  * 005). A query names the table that drives it (the asset rows, one side table, or an owner's holdings), the
  * filters on the asset row, and the sort; it reads one page of ids walking the index that matches filter and
  * sort (keyset by the id's bytes as the reference orders them; `page` is an offset, as the interface defines
- * it), then renders those ids with `loadAssets`.
+ * it) together with those assets' stored documents (migration 031), in one statement; assets whose document may be
+ * stale are rendered with `loadAssets` (api/das/asset-docs.ts).
  */
 import { SolgateError } from '../../core/errors.js';
-import { idKeyHex } from '../../store/das-index.js';
+import { docColumnsSql, idKeyHex, type AssetDocRow } from '../../store/das-index.js';
 import type { TokenRegistry } from '../../pricing/token-registry.js';
 import type { Queryable } from '../../store/db.js';
 import { querySolBalance } from '../../store/tokens.js';
 import type { AssetJson, DisplayOptions } from './asset-json.js';
-import { loadAssets } from './load-assets.js';
+import { assetsFromDocRows, loadAssetDocs } from './asset-docs.js';
 import { addTokenPrices } from './price-info.js';
 import { PAGINATION_KEYS, parsePagination, type Pagination } from './pagination.js';
 import type { Params } from './params.js';
@@ -123,8 +124,11 @@ export interface ListPage {
   grandTotal?: number;
 }
 
-/** The SQL of one page (and of the count of all matches) of a list query. */
-export function buildListSql(query: ListQuery, sort: Sort, pg: Pagination): { page: string; count: string; params: unknown[]; countParams: unknown[] } {
+/**
+ * The SQL of one page (and of the count of all matches) of a list query: `page` selects the ids; `docs` the same
+ * rows with their stored documents (`docColumnsSql`: document, staleness, off-chain content), in page order.
+ */
+export function buildListSql(query: ListQuery, sort: Sort, pg: Pagination): { page: string; docs: string; count: string; params: unknown[]; countParams: unknown[] } {
   const q: ListQuery = { ...query, where: [...query.where, ...(query.drive.kind === 'side' ? query.drive.where : [])], params: [...query.params] };
   const fc = fromClause(q);
   const dir = sort.dir === 'asc' ? 'ASC' : 'DESC';
@@ -148,9 +152,15 @@ export function buildListSql(query: ListQuery, sort: Sort, pg: Pagination): { pa
     const all = [...q.where, ...extra];
     return all.length ? ` WHERE ${all.map((c) => `(${c})`).join(' AND ')}` : '';
   };
+  // The page's rows wrapped by a plain subquery scan (no join: the page's order is kept), each row's document
+  // columns computed for the page's rows only.
+  const docCols = (k: string) => ['doc', 'owner_type', 'json_uri'].map((c) => `, ${k}.${c}`).join('');
+  const docs = (inner: string) => `SELECT ${docColumnsSql('p')} FROM (${inner}) p`;
   if (!Array.isArray(fc)) {
+    const page = (cols: string) => `SELECT ${cols} FROM ${fc.from}${where(keyset(fc.k))} ORDER BY ${order(fc.k)} LIMIT ${pg.limit}${offset}`;
     return {
-      page: `SELECT a.id FROM ${fc.from}${where(keyset(fc.k))} ORDER BY ${order(fc.k)} LIMIT ${pg.limit}${offset}`,
+      page: page('a.id'),
+      docs: docs(page(`a.id${docCols('a')}`)),
       count: `SELECT count(*)::text AS n FROM ${fc.from}${where([])}`,
       params: q.params,
       countParams,
@@ -158,9 +168,11 @@ export function buildListSql(query: ListQuery, sort: Sort, pg: Pagination): { pa
   }
   // Disjoint parts: each read in its own order up to the end of the page, then merged.
   const end = pg.limit + (pg.mode === 'page' ? (pg.page - 1) * pg.limit : 0);
-  const parts = fc.map((f) => `(SELECT a.id, ${f.k}.id_key, ${f.k}.created_slot, ${f.k}.updated_slot FROM ${f.from}${where([...(f.where ?? []), ...keyset(f.k)])} ORDER BY ${order(f.k)} LIMIT ${end})`);
+  const parts = (cols: string) =>
+    fc.map((f) => `(SELECT a.id, ${f.k}.id_key, ${f.k}.created_slot, ${f.k}.updated_slot${cols} FROM ${f.from}${where([...(f.where ?? []), ...keyset(f.k)])} ORDER BY ${order(f.k)} LIMIT ${end})`);
   return {
-    page: `SELECT m.id FROM (${parts.join(' UNION ALL ')}) m ORDER BY ${order('m')} LIMIT ${pg.limit}${offset}`,
+    page: `SELECT m.id FROM (${parts('').join(' UNION ALL ')}) m ORDER BY ${order('m')} LIMIT ${pg.limit}${offset}`,
+    docs: docs(`SELECT m.id${docCols('m')} FROM (${parts(docCols('a')).join(' UNION ALL ')}) m ORDER BY ${order('m')} LIMIT ${pg.limit}${offset}`),
     count: `SELECT count(*)::text AS n FROM (${fc.map((f) => `SELECT 1 FROM ${f.from}${where(f.where ?? [])}`).join(' UNION ALL ')}) m`,
     params: q.params,
     countParams,
@@ -177,9 +189,19 @@ export async function listAssetIds(db: Queryable, query: ListQuery, sort: Sort, 
   return { ids: rows.map((r) => r.id), ...(total ? { grandTotal: Number(total.rows[0].n) } : {}) };
 }
 
+/** One page of the list's rows with their stored documents, plus the count of all matches when asked (both queries at once). */
+export async function listAssetDocs(db: Queryable, query: ListQuery, sort: Sort, pg: Pagination, grandTotal: boolean): Promise<{ rows: AssetDocRow[]; grandTotal?: number }> {
+  const sql = buildListSql(query, sort, pg);
+  const [{ rows }, total] = await Promise.all([
+    db.query<AssetDocRow>(sql.docs, sql.params),
+    grandTotal ? db.query<{ n: string }>(sql.count, sql.countParams) : null,
+  ]);
+  return { rows, ...(total ? { grandTotal: Number(total.rows[0].n) } : {}) };
+}
+
 /** Renders a page of ids in order (ids whose asset vanished meanwhile are skipped). */
 export async function renderPage(db: Queryable, ids: string[], opts: DisplayOptions): Promise<AssetJson[]> {
-  const assets = await loadAssets(db, ids, opts);
+  const assets = await loadAssetDocs(db, ids, opts);
   return ids.flatMap((id) => (assets.has(id) ? [assets.get(id)!] : []));
 }
 
@@ -250,11 +272,13 @@ export async function answerList(
   tokens?: TokenRegistry,
 ): Promise<Record<string, unknown>> {
   const { sort, pg } = parseListPaging(p);
-  const [page, native] = await Promise.all([
-    listAssetIds(db, query, sort, pg, opts.showGrandTotal),
+  const [docs, native] = await Promise.all([
+    listAssetDocs(db, query, sort, pg, opts.showGrandTotal),
     owner && opts.showNativeBalance ? nativeBalance(db, owner, tokens) : Promise.resolve(undefined),
   ]);
-  const items = await renderPage(db, page.ids, opts);
+  const page: ListPage = { ids: docs.rows.map((r) => r.id), ...(docs.grandTotal !== undefined ? { grandTotal: docs.grandTotal } : {}) };
+  const assets = await assetsFromDocRows(db, docs.rows, opts);
+  const items = page.ids.flatMap((id) => (assets.has(id) ? [assets.get(id)!] : []));
   if (owner && opts.showFungible) await withOwnerBalances(db, owner, items);
   if (opts.showFungible) await addTokenPrices(items, tokens);
   const out = assetList(pg, items, page);

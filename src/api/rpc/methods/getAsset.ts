@@ -1,7 +1,7 @@
 /** getAsset: one asset by id (DAS). */
 import { SolgateError } from '../../../core/errors.js';
 import { displayOptions, namedParams, pubkey, requireField } from '../../das/params.js';
-import { loadAssets } from '../../das/load-assets.js';
+import { loadAssetDocs } from '../../das/asset-docs.js';
 import { addTokenPrices } from '../../das/price-info.js';
 import { requireAssetCoverage, type RpcMethod } from '../method.js';
 import { DISPLAY_OPTIONS, PUBKEY, byNameParams, paramNames } from '../params-schema.js';
@@ -18,7 +18,7 @@ export const getAsset: RpcMethod = {
     const id = pubkey(requireField(p, 'id'), 'id');
     await requireAssetCoverage(deps, ctx, [id]);
     const opts = displayOptions(p);
-    const assets = await loadAssets(deps.db, [id], opts);
+    const assets = await loadAssetDocs(deps.db, [id], opts);
     const a = assets.get(id);
     if (!a) throw new SolgateError('NOT_FOUND', 'Database Error: RecordNotFound Error: Asset Not Found');
     if (opts.showFungible) await addTokenPrices([a], deps.tokens);
