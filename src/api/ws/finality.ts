@@ -3,6 +3,7 @@
  * that follows `confirmed` gets each transaction once the cluster has finalized its slot. The cluster's finalized slot
  * is read (`getSlot` finalized) only while some notification waits for it.
  */
+import { orderedChain } from '../../core/ordered-chain.js';
 import type { UpstreamRpc } from '../../core/upstream.js';
 
 export interface FinalityGate {
@@ -56,20 +57,12 @@ const MAX_WAITING = 10_000;
  * MAX_WAITING waiting ends the subscription through `fail`.
  */
 export function afterFinality<T extends { slot: number }>(gate: FinalityGate, deliver: (x: T) => void, fail: (e: Error) => void): (x: T) => void {
-  let chain: Promise<void> = Promise.resolve();
-  let waiting = 0;
-  let failed = false;
-  return (x) => {
-    if (failed) return;
-    if (++waiting > MAX_WAITING) {
-      failed = true;
-      fail(new Error(`more than ${MAX_WAITING} notifications wait for the cluster to finalize their slots; subscribe again`));
-      return;
-    }
-    chain = chain.then(async () => {
+  const chain = orderedChain(
+    MAX_WAITING, () => new Error(`more than ${MAX_WAITING} notifications wait for the cluster to finalize their slots; subscribe again`), fail,
+  );
+  return (x) =>
+    chain.add(() => async () => {
       await gate.wait(x.slot);
-      waiting--;
-      if (!failed) deliver(x);
+      if (!chain.ended) deliver(x);
     });
-  };
 }

@@ -17,6 +17,7 @@ import type { Block, NormalizedTx } from '../../core/model.js';
 import { rawTransaction } from '../../webhooks/raw-payload.js';
 import type { TransactionFilter, TransactionHistory } from '../../core/transaction-filter.js';
 import type { Demand } from '../../core/demand.js';
+import { orderedChain } from '../../core/ordered-chain.js';
 import type { UpstreamRpc } from '../../core/upstream.js';
 import { stringifyRpc } from '../wire/json.js';
 import { zstdCompress } from '../../core/zstd.js';
@@ -177,29 +178,21 @@ const MAX_PARSE_BACKLOG = 10_000;
  * MAX_PARSE_BACKLOG) ends the subscription through `fail` rather than skipping a transaction.
  */
 export function orderedParsedSender(o: TransactionOptions, fetch: ParsedFetch, send: (text: string) => void, fail: (e: Error) => void): (tx: NormalizedTx) => void {
-  let chain: Promise<void> = Promise.resolve();
-  let backlog = 0;
-  let failed = false;
-  return (tx) => {
-    if (failed) return;
-    if (++backlog > MAX_PARSE_BACKLOG) {
-      failed = true;
-      fail(new Error(`more than ${MAX_PARSE_BACKLOG} notifications wait for the cluster's jsonParsed form; subscribe again`));
-      return;
-    }
-    const text = parsedNotificationText(tx, o, fetch);
-    text.catch(() => {});
-    chain = chain.then(async () => {
-      try {
-        if (!failed) send(await text);
-      } catch (e) {
-        if (!failed) fail(e as Error);
-        failed = true;
-      } finally {
-        backlog--;
-      }
+  const chain = orderedChain(
+    MAX_PARSE_BACKLOG, () => new Error(`more than ${MAX_PARSE_BACKLOG} notifications wait for the cluster's jsonParsed form; subscribe again`), fail,
+  );
+  return (tx) =>
+    chain.add(() => {
+      const text = parsedNotificationText(tx, o, fetch);
+      text.catch(() => {});
+      return async () => {
+        try {
+          if (!chain.ended) send(await text);
+        } catch (e) {
+          chain.end(e as Error);
+        }
+      };
     });
-  };
 }
 
 /** Whether the notification needs the cluster's parse (`jsonParsed` with full details). */
