@@ -6,7 +6,7 @@
  */
 import type dns from 'node:dns';
 import type { LookupFunction } from 'node:net';
-import { Agent, type Dispatcher } from 'undici';
+import { Agent, Client, type Dispatcher } from 'undici';
 import { compile, describeRange, refusedRangeCompiled, type SsrfPolicy } from './address-policy.js';
 import { SsrfError } from './ssrf-errors.js';
 import { systemLookupAll, type LookupAll } from './url-checks.js';
@@ -40,7 +40,19 @@ export function guardedLookup(policy?: SsrfPolicy, lookupAll: LookupAll = system
 export interface GuardedAgent {
   readonly dispatcher: Dispatcher;
   readonly policy: SsrfPolicy;
+  /**
+   * One kept-alive connection to `origin` under the same guard (lookup, connect timeout) on which up to
+   * `pipelining` requests may be in flight at once (HTTP/1.1 pipelining; requests go out, and are answered, in the
+   * order they were made). For ordered streams to one origin, e.g. a webhook's deliveries.
+   */
+  connection(origin: string, pipelining: number): GuardedConnection;
   close(): Promise<void>;
+}
+
+/** A single guarded connection (`GuardedAgent.connection`): usable wherever a `GuardedAgent` is. */
+export interface GuardedConnection extends GuardedAgent {
+  /** Closes the connection without waiting for requests in flight. */
+  destroy(): Promise<void>;
 }
 
 export interface GuardedAgentOptions {
@@ -52,12 +64,25 @@ export interface GuardedAgentOptions {
   lookupAll?: LookupAll;
 }
 
-/** The agent every guarded request connects through (`connections` per origin, keep-alive 10 s). */
+/** The agent every guarded request connects through (`connections` per origin, keep-alive 10 s), and single pipelined connections under the same guard. */
 export function createGuardedAgent(policy: SsrfPolicy = {}, o: GuardedAgentOptions = {}): GuardedAgent {
-  const agent = new Agent({
-    connections: o.connections ?? 4,
-    keepAliveTimeout: 10_000,
-    connect: { lookup: guardedLookup(policy, o.lookupAll), timeout: o.connectTimeoutMs ?? 10_000 },
-  });
-  return { dispatcher: agent, policy, close: () => agent.close() };
+  const connect = { lookup: guardedLookup(policy, o.lookupAll), timeout: o.connectTimeoutMs ?? 10_000 };
+  const agent = new Agent({ connections: o.connections ?? 4, keepAliveTimeout: 10_000, connect });
+  const self: GuardedAgent = {
+    dispatcher: agent,
+    policy,
+    connection(origin, pipelining) {
+      const client = new Client(origin, { pipelining: Math.max(1, pipelining), keepAliveTimeout: 10_000, connect });
+      const conn: GuardedConnection = {
+        dispatcher: client,
+        policy,
+        connection: self.connection,
+        close: () => client.close(),
+        destroy: () => client.destroy(),
+      };
+      return conn;
+    },
+    close: () => agent.close(),
+  };
+  return self;
 }

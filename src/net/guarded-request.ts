@@ -23,6 +23,12 @@ export interface GuardedRequestOptions {
   /** Largest body accepted, after decompression (default 1 MiB); larger bodies abort the transfer. */
   maxBytes?: number;
   signal?: AbortSignal;
+  /**
+   * The request may be sent again if its connection fails before the answer, and so may share a pipelined
+   * connection (`GuardedAgent.connection`) with other requests in flight (undici sends a request not marked
+   * idempotent only on an otherwise idle connection). Default: GET/HEAD only.
+   */
+  idempotent?: boolean;
 }
 
 export interface GuardedResponse {
@@ -121,6 +127,7 @@ export async function guardedRequest(url: string | URL, o: GuardedRequestOptions
         headers: { 'accept-encoding': 'gzip, deflate, br', ...o.headers },
         body,
         signal,
+        ...(o.idempotent !== undefined ? { idempotent: o.idempotent } : {}),
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
       });

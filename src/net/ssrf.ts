@@ -18,5 +18,5 @@
 export { assertAddressAllowed, refusedRange, type SsrfPolicy } from './address-policy.js';
 export { GuardedFetchError, SsrfError, type GuardedFetchErrorKind } from './ssrf-errors.js';
 export { assertUrlAllowed, checkRedirect, checkUrl, resolveAndCheck } from './url-checks.js';
-export { createGuardedAgent, guardedLookup, type GuardedAgent, type GuardedAgentOptions } from './guarded-agent.js';
+export { createGuardedAgent, guardedLookup, type GuardedAgent, type GuardedAgentOptions, type GuardedConnection } from './guarded-agent.js';
 export { guardedRequest, type GuardedRequestOptions, type GuardedResponse } from './guarded-request.js';

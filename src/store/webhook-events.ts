@@ -83,10 +83,11 @@ export interface ClaimedWebhook {
 
 /**
  * Takes the lease of one active webhook with due events that no live lease holds (chosen at random for fairness),
- * for `leaseMs`. Null when there is none.
+ * for `leaseMs`, and reads its first `limit` due events (as `dueEvents`) in the same statement. Null when there is
+ * none. `due` may be empty (another worker's recording made them not due meanwhile).
  */
-export async function claimWebhook(q: Queryable, owner: string, leaseMs: number): Promise<ClaimedWebhook | null> {
-  const { rows } = await q.query<{ id: string; key_id: string; url: string; webhook_type: WebhookType; auth_header: string | null; secret: string }>(
+export async function claimWebhook(q: Queryable, owner: string, leaseMs: number, limit = 0): Promise<(ClaimedWebhook & { due: DueEvent[] }) | null> {
+  const { rows } = await q.query<{ id: string; key_id: string; url: string; webhook_type: WebhookType; auth_header: string | null; secret: string } & DueRow>(
     `WITH cand AS (
        SELECT w.id FROM webhooks w
         WHERE w.active
@@ -101,11 +102,25 @@ export async function claimWebhook(q: Queryable, owner: string, leaseMs: number)
        ON CONFLICT (webhook_id) DO UPDATE SET owner = EXCLUDED.owner, until = EXCLUDED.until WHERE l.until <= clock_timestamp()
        RETURNING l.webhook_id
      )
-     SELECT w.id::text AS id, w.key_id, w.url, w.webhook_type, w.auth_header, w.secret FROM got JOIN webhooks w ON w.id = got.webhook_id`,
-    [owner, Math.round(leaseMs)],
+     SELECT w.id::text AS id, w.key_id, w.url, w.webhook_type, w.auth_header, w.secret,
+            d.id AS event_id, d.signature, d.slot, d.attempts, d.queued_at, d.raw, d.enhanced
+       FROM got JOIN webhooks w ON w.id = got.webhook_id
+       LEFT JOIN LATERAL (
+         SELECT e.id, e.signature, e.slot, e.attempts, e.queued_at, e.next_attempt_at, e.position, p.raw, p.enhanced
+           FROM webhook_events e LEFT JOIN webhook_payloads p ON p.signature = e.signature
+          WHERE e.webhook_id = got.webhook_id AND e.state = 'pending' AND e.next_attempt_at <= clock_timestamp()
+          ORDER BY e.next_attempt_at, e.position
+          LIMIT $3
+       ) d ON true
+      ORDER BY d.next_attempt_at, d.position`,
+    [owner, Math.round(leaseMs), limit],
   );
   const r = rows[0];
-  return r ? { id: r.id, keyId: r.key_id, url: r.url, webhookType: r.webhook_type, authHeader: r.auth_header, secret: r.secret } : null;
+  if (!r) return null;
+  return {
+    id: r.id, keyId: r.key_id, url: r.url, webhookType: r.webhook_type, authHeader: r.auth_header, secret: r.secret,
+    due: r.event_id == null ? [] : rows.map((x) => toDue({ ...x, id: x.event_id! })),
+  };
 }
 
 /** Gives a lease up (only when `owner` still holds it). */
@@ -124,6 +139,12 @@ export interface DueEvent {
   enhanced: string | null;
 }
 
+type DueRow = { event_id?: number | null; signature: string; slot: number; attempts: number; queued_at: Date; raw: string | null; enhanced: string | null };
+
+const toDue = (r: Omit<DueRow, 'event_id'> & { id: number }): DueEvent => ({
+  id: Number(r.id), signature: r.signature, slot: Number(r.slot), attempts: r.attempts, queuedAt: new Date(r.queued_at), raw: r.raw, enhanced: r.enhanced,
+});
+
 /**
  * A webhook's due events: earliest due first, then chain order (so first attempts go out in slot order); `exclude`:
  * event ids left out (attempted, their outcomes still being recorded).
@@ -138,7 +159,7 @@ export async function dueEvents(q: Queryable, webhookId: string, limit: number, 
       LIMIT $2`,
     [webhookId, limit, exclude],
   );
-  return rows.map((r) => ({ id: Number(r.id), signature: r.signature, slot: Number(r.slot), attempts: r.attempts, queuedAt: new Date(r.queued_at), raw: r.raw, enhanced: r.enhanced }));
+  return rows.map(toDue);
 }
 
 export interface AttemptOutcome {
@@ -211,21 +232,28 @@ export interface BatchAttempt {
 /**
  * `recordAttempt` for many events of one webhook in one statement: the attempts are logged in the given order,
  * each event moves to its new state, and the lease is renewed — only while `owner` holds the lease (nothing is
- * written otherwise). Returns the new state of each recorded event by id; an event missing from the map was not
+ * written otherwise). With `release`, the lease is given up instead of renewed, in the same statement (the last
+ * chunk of a lease). Returns the new state of each recorded event by id; an event missing from the map was not
  * recorded (the lease was lost, or the event is no longer pending).
  */
 export async function recordAttempts(
   q: Queryable,
-  o: { webhookId: string; owner: string; leaseMs: number; windowMs: number; attempts: readonly BatchAttempt[] },
+  o: { webhookId: string; owner: string; leaseMs: number; windowMs: number; attempts: readonly BatchAttempt[]; release?: boolean },
 ): Promise<Map<number, { state: RecordedState; attempt: number; queuedAt: Date }>> {
   const out = new Map<number, { state: RecordedState; attempt: number; queuedAt: Date }>();
-  if (!o.attempts.length) return out;
+  if (!o.attempts.length) {
+    if (o.release) await releaseLease(q, o.webhookId, o.owner);
+    return out;
+  }
   const a = o.attempts;
+  const lease = o.release
+    ? `DELETE FROM webhook_leases WHERE webhook_id = $1 AND owner = $2 AND $3::int IS NOT NULL RETURNING webhook_id`
+    : `UPDATE webhook_leases SET until = clock_timestamp() + $3::int * interval '1 millisecond'
+        WHERE webhook_id = $1 AND owner = $2
+       RETURNING webhook_id`;
   const { rows } = await q.query<{ id: number; state: RecordedState; attempts: number; queued_at: Date }>(
     `WITH lease AS (
-       UPDATE webhook_leases SET until = clock_timestamp() + $3::int * interval '1 millisecond'
-        WHERE webhook_id = $1 AND owner = $2
-       RETURNING webhook_id
+       ${lease}
      ), u AS (
        SELECT * FROM unnest($5::int8[], $6::bool[], $7::int[], $8::int[], $9::text[], $10::int[], $11::bool[])
                 WITH ORDINALITY AS u (id, ok, status, latency_ms, error, retry_ms, final, ord)

@@ -1,10 +1,12 @@
 /**
  * The webhook delivery worker: `concurrency` loops per process, each taking one webhook's lease at a time
- * (src/store/webhook-events.ts) and POSTing its due events one by one, in order, so a webhook's first attempts
- * reach it in chain order. Any number of worker processes may share a database.
+ * (src/store/webhook-events.ts; the claim also reads the first due events) and POSTing its due events in order over
+ * the webhook's own kept-alive connection, up to `pipelining` at once (HTTP/1.1 pipelining: the requests leave and
+ * are answered in order), so a webhook's first attempts reach it in chain order. Any number of worker processes may
+ * share a database.
  *
  * Per attempt: the body is built from the stored payload (`raw` / `enhanced` arrays of one transaction, `discord`
- * message), sent through the SSRF-guarded agent (keep-alive connections; every connection's resolved address
+ * message), sent through the SSRF-guarded connection (kept alive between leases; every connection's resolved address
  * checked; redirects are not followed — a 3xx is a failed attempt) with the Standard Webhooks headers
  * (src/webhooks/signing.ts) and the webhook's authHeader as Authorization; any 2xx within the timeout is a delivery.
  * Outcomes are recorded in bulk with the events' next states and a lease renewal (src/store/webhook-events.ts
@@ -12,9 +14,11 @@
  * outlast the lease); failures are retried with exponential backoff and jitter until the retry window closes. After a failure, the webhook's failure rate over the
  * deactivation window is checked and the webhook switched off (reason recorded) when it passes the threshold.
  *
- * Stopping finishes the attempts in flight (and records them) before resolving. A killed process leaves leases
- * that expire after `leaseMs`; its events — including those POSTed but not yet recorded — are then delivered by
- * another worker (at least once, same event id).
+ * The last recording of a lease gives the lease up in the same statement, and the loop claims its next webhook
+ * without waiting for it. Stopping finishes the attempts in flight (and records them) before resolving. A killed
+ * process leaves leases that expire after `leaseMs`; its events — including those POSTed but not yet recorded — are
+ * then delivered by another worker (at least once, same event id); so are pipelined POSTs whose connection broke
+ * before their answer (sent again by the HTTP client or a later attempt).
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -24,7 +28,7 @@ import {
   WEBHOOK_EVENTS_CHANNEL, claimWebhook, deactivateWebhook, dueEvents, failureStats, pruneDeliveries, recordAttempts, releaseLease,
   type BatchAttempt, type ClaimedWebhook, type DueEvent,
 } from '../store/webhook-events.js';
-import { createGuardedAgent, guardedRequest, GuardedFetchError, SsrfError, type GuardedAgent, type SsrfPolicy } from '../net/ssrf.js';
+import { createGuardedAgent, guardedRequest, GuardedFetchError, SsrfError, type GuardedAgent, type GuardedConnection, type SsrfPolicy } from '../net/ssrf.js';
 import { webhookAttempts, webhookDeactivations, webhookDeliveryLatency } from '../core/metrics.js';
 import type { EnhancedTransaction } from '../enhanced/types.js';
 import { retryDelayMs, type RetryPolicy } from './backoff.js';
@@ -54,6 +58,11 @@ export interface DeliveryWorkerOptions {
   pollMs?: number;
   /** Events taken per lease before the webhook is handed back (fairness between webhooks). */
   batch?: number;
+  /**
+   * POSTs of one webhook in flight at once on its connection (HTTP/1.1 pipelining, in order; default 8). 1 = one
+   * at a time.
+   */
+  pipelining?: number;
   /** Finished events and their attempts are kept this long (ms); 0 = no clean-up by this worker. */
   retentionMs?: number;
   explorerTxUrl?: string;
@@ -112,6 +121,12 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
   // A lease outlives any single attempt (the POST, then the statement recording it, which renews the lease).
   const leaseMs = o.timeoutMs * 2 + 5000;
   const agent = o.agent ?? createGuardedAgent(o.ssrf, { connections: Math.max(4, o.concurrency), connectTimeoutMs: o.timeoutMs });
+  const pipelining = Math.max(1, Math.floor(o.pipelining ?? 8));
+  // Connections of recently served webhooks, kept between leases (least recently used first).
+  const idleConnections = new Map<string, { origin: string; conn: GuardedConnection }>();
+  const maxIdleConnections = Math.max(16, 2 * o.concurrency);
+  // Last recordings of leases (which give the lease up) still running: stop() waits for them.
+  const background = new Set<Promise<unknown>>();
   const ctl = new AbortController();
   const stats = { delivered: 0, failedAttempts: 0, gaveUp: 0, deactivated: 0 };
   let idleCtl = new AbortController();
@@ -123,7 +138,7 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
   }
 
   /** POSTs one event; the outcome is recorded later, with others of the webhook (`flush`). */
-  async function attempt(w: ClaimedWebhook, e: DueEvent): Promise<BatchAttempt> {
+  async function attempt(w: ClaimedWebhook, e: DueEvent, conn: GuardedAgent): Promise<BatchAttempt> {
     const built = deliveryBody(w, e, o.explorerTxUrl);
     const started = performance.now();
     let ok = false;
@@ -136,8 +151,11 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
     } else {
       try {
         const res = await guardedRequest(w.url, {
-          agent,
+          agent: conn,
           method: 'POST',
+          // Pipelined behind the webhook's earlier POSTs; a POST whose connection failed before the answer may be
+          // sent again by the client (the receiver dedupes on webhook-id, as for any repeated delivery).
+          idempotent: true,
           headers: deliveryHeaders({ webhookId: w.id, signature: e.signature, secret: w.secret, body: built.body, authHeader: w.authHeader, nowMs: Date.now() }),
           body: built.body,
           maxRedirects: 0,
@@ -157,12 +175,12 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
   }
 
   /**
-   * Records the attempts made since the last flush (one statement, which also renews the lease). False when the
-   * webhook must be handed back: the lease was lost, or the webhook was switched off.
+   * Records the attempts made since the last flush (one statement, which also renews the lease, or with `release`
+   * gives it up). False when the webhook must be handed back: the lease was lost, or the webhook was switched off.
    */
-  async function flush(w: ClaimedWebhook, done: BatchAttempt[]): Promise<boolean> {
-    if (!done.length) return true;
-    const recs = await recordAttempts(o.db, { webhookId: w.id, owner: id, leaseMs, windowMs: o.retry.windowMs, attempts: done });
+  async function flush(w: ClaimedWebhook, done: BatchAttempt[], release = false): Promise<boolean> {
+    if (!done.length && !release) return true;
+    const recs = await recordAttempts(o.db, { webhookId: w.id, owner: id, leaseMs, windowMs: o.retry.windowMs, attempts: done, release });
     let failed = false;
     for (const a of done) {
       const rec = recs.get(a.eventId);
@@ -202,69 +220,131 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
     return true;
   }
 
+  /** The webhook's kept-alive pipelined connection (reused across leases while it stays among the recent ones). */
+  function connectionFor(w: ClaimedWebhook): GuardedConnection {
+    const origin = new URL(w.url).origin;
+    const kept = idleConnections.get(w.id);
+    idleConnections.delete(w.id);
+    if (kept && kept.origin === origin) return kept.conn;
+    if (kept) void kept.conn.close().catch(() => {});
+    return agent.connection(origin, pipelining);
+  }
+
+  function keepConnection(w: ClaimedWebhook, conn: GuardedConnection): void {
+    if (ctl.signal.aborted) {
+      void conn.close().catch(() => {});
+      return;
+    }
+    idleConnections.set(w.id, { origin: new URL(w.url).origin, conn });
+    while (idleConnections.size > maxIdleConnections) {
+      const [oldest, c] = idleConnections.entries().next().value as [string, { conn: GuardedConnection }];
+      idleConnections.delete(oldest);
+      void c.conn.close().catch(() => {});
+    }
+  }
+
   /**
-   * Delivers up to `batch` due events of `w`, one POST at a time in order (so first attempts reach the receiver in
-   * chain order), recording the outcomes in bulk: a chunk's outcomes are recorded while the next chunk is read and
-   * POSTed (one recording in flight at a time, so the attempt log keeps the order), sooner when the chunk has run
-   * for 100 ms, and at once after a failed attempt (so the failure rate is checked) or before a POST could outlast
-   * the lease.
+   * Delivers up to `batch` due events of `w` (the first chunk read with the claim), in order over the webhook's own
+   * connection with up to `pipelining` POSTs in flight (HTTP/1.1 pipelining: they leave, and are answered, in chain
+   * order), recording the outcomes in bulk: a chunk's outcomes are recorded while the next chunk is read and POSTed
+   * (one recording in flight at a time, so the attempt log keeps the order), sooner when the chunk has run for
+   * 100 ms, and once the POSTs in flight are answered after a failed attempt (so the failure rate is checked) or
+   * before a POST could outlast the lease. The last chunk's recording also gives the lease up; the loop does not
+   * wait for it before claiming the next webhook.
    */
-  async function serveWebhook(w: ClaimedWebhook): Promise<void> {
+  async function serveWebhook(w: ClaimedWebhook, first: DueEvent[]): Promise<void> {
     // The chunk being recorded (its ids are excluded from the next read: they may still be pending meanwhile).
     let recording: Promise<boolean> = Promise.resolve(true);
     let recordingIds: number[] = [];
     let renewedAt = performance.now();
-    const record = async (done: BatchAttempt[]): Promise<boolean> => {
+    let released = false;
+    const record = async (done: BatchAttempt[], release = false): Promise<boolean> => {
       const go = await recording;
       renewedAt = performance.now();
-      recording = go ? flush(w, done) : Promise.resolve(false);
+      recording = go ? flush(w, done, release) : Promise.resolve(false);
+      if (go && release) released = true;
       // Handled where it is awaited (an error must not count as unhandled while the next POSTs run).
       recording.catch(() => {});
       recordingIds = done.map((a) => a.eventId);
       return go;
     };
+    const conn = connectionFor(w);
     try {
       let sent = 0;
-      while (!ctl.signal.aborted && sent < batch) {
-        const want = Math.min(batch - sent, chunk);
-        const due = await dueEvents(o.db, w.id, want, recordingIds);
-        if (!due.length) break;
+      let due = first;
+      let want = Math.min(batch, chunk);
+      while (due.length) {
         let done: BatchAttempt[] = [];
-        for (const e of due) {
-          if (ctl.signal.aborted) break;
-          // The lease (2 × timeout + 5 s from the last renewal) must outlive this POST and the statement recording it.
-          if (performance.now() - renewedAt > o.timeoutMs) {
-            if (!(await record(done)) || !(await recording)) return;
-            done = [];
-          }
-          sent++;
-          const a = await attempt(w, e);
+        let failed = false;
+        // Attempts in flight, oldest first (answered in this order on the one connection).
+        const inflight: Promise<BatchAttempt>[] = [];
+        let next = 0;
+        const settle = async (): Promise<void> => {
+          const a = await inflight.shift()!;
           done.push(a);
-          if (!a.ok) {
+          if (!a.ok) failed = true;
+        };
+        while (next < due.length || inflight.length) {
+          const more = !failed && !ctl.signal.aborted && next < due.length;
+          if (more && inflight.length < pipelining) {
+            if (performance.now() - renewedAt <= o.timeoutMs) {
+              sent++;
+              inflight.push(attempt(w, due[next++], conn));
+              continue;
+            }
+            if (!inflight.length) {
+              // The lease (2 × timeout + 5 s from the last renewal) must outlive the next POST and the statement recording it.
+              if (!(await record(done)) || !(await recording)) return;
+              done = [];
+              continue;
+            }
+          }
+          if (!inflight.length) break;
+          await settle();
+          if (failed) {
+            // A failure: the rest of the window is answered, then everything is recorded and the failure rate checked.
+            while (inflight.length) await settle();
             if (!(await record(done)) || !(await recording)) return;
             done = [];
+            failed = false;
           } else if (performance.now() - renewedAt > RECORD_MS) {
             // A slow receiver: the delivery log (and the lease) is brought up to date while the chunk goes on.
             if (!(await record(done))) return;
             done = [];
           }
         }
-        if (!(await record(done)) || due.length < want) return;
+        if (ctl.signal.aborted) {
+          await record(done);
+          return;
+        }
+        const last = due.length < want || sent >= batch;
+        if (!(await record(done, last)) || last) return;
+        want = Math.min(batch - sent, chunk);
+        due = await dueEvents(o.db, w.id, want, recordingIds);
       }
     } finally {
-      await recording.catch((err) => log?.warn({ err, webhook: w.id }, 'webhook attempts not recorded'));
-      await releaseLease(o.db, w.id, id).catch((err) => log?.warn({ err, webhook: w.id }, 'webhook lease release failed'));
+      keepConnection(w, conn);
+      if (released) {
+        // The last recording (which gives the lease up) finishes in the background; stop() waits for it.
+        const p: Promise<unknown> = recording
+          .catch((err) => log?.warn({ err, webhook: w.id }, 'webhook attempts not recorded'))
+          .finally(() => background.delete(p));
+        background.add(p);
+      } else {
+        await recording.catch((err) => log?.warn({ err, webhook: w.id }, 'webhook attempts not recorded'));
+        await releaseLease(o.db, w.id, id).catch((err) => log?.warn({ err, webhook: w.id }, 'webhook lease release failed'));
+      }
     }
   }
 
   async function loop(): Promise<void> {
     while (!ctl.signal.aborted) {
-      let w: ClaimedWebhook | null = null;
+      let w: (ClaimedWebhook & { due: DueEvent[] }) | null = null;
       // Taken before the claim: a wake() while the claim query runs then cuts the idle wait short.
       const idle = idleCtl.signal;
       try {
-        w = await claimWebhook(o.db, id, leaseMs);
-        if (w) await serveWebhook(w);
+        w = await claimWebhook(o.db, id, leaseMs, Math.min(batch, chunk));
+        if (w) await serveWebhook(w, w.due);
       } catch (err) {
         if (ctl.signal.aborted) return;
         log?.error({ err, webhook: w?.id }, 'webhook delivery loop error');
@@ -306,6 +386,9 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
       wake();
       await (await unlisten)?.().catch(() => {});
       await Promise.allSettled(loops);
+      while (background.size) await Promise.allSettled([...background]);
+      await Promise.allSettled([...idleConnections.values()].map((c) => c.conn.close()));
+      idleConnections.clear();
       if (!o.agent) await agent.close();
     },
   };
