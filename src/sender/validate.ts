@@ -6,16 +6,15 @@
  *  - a ComputeBudget `SetComputeUnitPrice` instruction is present (the priority fee);
  *  - System transfers to the configured tip accounts add up to at least the minimum tip of the route (dual or
  *    `swqos_only`). Tip accounts must be static keys of the message (lookup-table entries are not resolved here).
- * Each failure is a `SenderRejection` with its own reason and message. Decoding uses @solana/kit's codecs and the
- * System / ComputeBudget program codecs.
+ * Each failure is a `SenderRejection` with its own reason and message. The wire format (legacy / v0) is read in
+ * place by `parseWire` (no codec objects, no base58 of keys that are only compared); signers' public keys are kept
+ * as key objects for the next transactions of the same signer (`verifyEd25519`).
  */
-import { createPublicKey, verify } from 'node:crypto';
-import {
-  getBase58Encoder, getBase64Encoder, getCompiledTransactionMessageDecoder, getTransactionDecoder,
-} from '@solana/kit';
-import { COMPUTE_BUDGET_PROGRAM_ADDRESS, ComputeBudgetInstruction, identifyComputeBudgetInstruction, getSetComputeUnitPriceInstructionDataDecoder } from '@solana-program/compute-budget';
-import { SYSTEM_PROGRAM_ADDRESS, SystemInstruction, getTransferSolInstructionDataDecoder, identifySystemInstruction } from '@solana-program/system';
-import { bytesToBase58 } from '../core/encoding.js';
+import { createPublicKey, verify, type KeyObject } from 'node:crypto';
+import { getBase58Encoder } from '@solana/kit';
+import { COMPUTE_BUDGET_PROGRAM_ADDRESS } from '@solana-program/compute-budget';
+import { SYSTEM_PROGRAM_ADDRESS } from '@solana-program/system';
+import { base58ToBytes, bytesToBase58 } from '../core/encoding.js';
 
 /** Largest serialized transaction a validator accepts (PACKET_DATA_SIZE). */
 export const MAX_TRANSACTION_BYTES = 1232;
@@ -57,33 +56,124 @@ export interface AdmittedTransaction {
   tipLamports: bigint;
 }
 
-/** The compiled legacy / v0 message as @solana/kit decodes it. */
-interface LegacyOrV0Message {
-  version: 'legacy' | 0;
-  header: { numSignerAccounts: number; numReadonlySignerAccounts: number; numReadonlyNonSignerAccounts: number };
-  staticAccounts: string[];
-  lifetimeToken: string;
-  instructions: { programAddressIndex: number; accountIndices?: number[]; data?: Uint8Array }[];
+/** What admission needs of a legacy / v0 transaction, read in place from its wire bytes. */
+interface WireTransaction {
+  /** One 64-byte signature per required signer, in order. */
+  signatures: Uint8Array[];
+  /** The signed message bytes. */
+  message: Uint8Array;
+  numSigners: number;
+  /** Static account keys (32 bytes each). */
+  keys: Uint8Array[];
+  recentBlockhash: Uint8Array;
+  instructions: { program: number; accounts: Uint8Array; data: Uint8Array }[];
+}
+
+class WireError extends Error {}
+
+/** Reads a transaction's wire format (compact-u16 lengths; legacy or v0 message). Throws WireError or SenderRejection (version). */
+function parseWire(b: Uint8Array): WireTransaction {
+  let at = 0;
+  const need = (n: number) => {
+    if (at + n > b.length) throw new WireError(`truncated at byte ${at} (${n} more wanted, ${b.length} in all)`);
+  };
+  const shortU16 = (): number => {
+    let v = 0;
+    for (let i = 0; i < 3; i++) {
+      need(1);
+      const x = b[at++];
+      v |= (x & 0x7f) << (7 * i);
+      if (!(x & 0x80)) return v;
+    }
+    throw new WireError('malformed compact-u16 length');
+  };
+  const take = (n: number): Uint8Array => {
+    need(n);
+    const out = b.subarray(at, at + n);
+    at += n;
+    return out;
+  };
+  const sigCount = shortU16();
+  const signatures: Uint8Array[] = [];
+  for (let i = 0; i < sigCount; i++) signatures.push(take(64));
+  const messageStart = at;
+  need(1);
+  let version: 'legacy' | number = 'legacy';
+  if (b[at] & 0x80) {
+    version = b[at] & 0x7f;
+    at++;
+    if (version !== 0) throw new SenderRejection('unsupported_version', `unsupported message version ${version}`);
+  }
+  const [numSigners] = take(3);
+  const keys: Uint8Array[] = [];
+  for (let i = 0, n = shortU16(); i < n; i++) keys.push(take(32));
+  const recentBlockhash = take(32);
+  const instructions: WireTransaction['instructions'] = [];
+  for (let i = 0, n = shortU16(); i < n; i++) {
+    const program = take(1)[0];
+    const accounts = take(shortU16());
+    const data = take(shortU16());
+    instructions.push({ program, accounts, data });
+  }
+  if (version === 0)
+    for (let i = 0, n = shortU16(); i < n; i++) {
+      take(32);
+      take(shortU16());
+      take(shortU16());
+    }
+  if (at !== b.length) throw new WireError(`${b.length - at} bytes after the message`);
+  if (sigCount !== numSigners) throw new WireError(`${sigCount} signatures for ${numSigners} required signers`);
+  if (numSigners > keys.length) throw new WireError(`${numSigners} signers but ${keys.length} account keys`);
+  for (const ix of instructions) if (ix.program >= keys.length) throw new WireError(`program index ${ix.program} out of range`);
+  return { signatures, message: b.subarray(messageStart), numSigners, keys, recentBlockhash, instructions };
 }
 
 const SPKI_ED25519_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 
+/** Signers' public keys as key objects (a signer usually sends more than once); cleared when full. */
+const publicKeys = new Map<string, KeyObject>();
+
 function verifyEd25519(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
-  const key = createPublicKey({ key: Buffer.concat([SPKI_ED25519_PREFIX, publicKey]), format: 'der', type: 'spki' });
+  const id = Buffer.from(publicKey.buffer, publicKey.byteOffset, publicKey.byteLength).toString('latin1');
+  let key = publicKeys.get(id);
+  if (!key) {
+    key = createPublicKey({ key: Buffer.concat([SPKI_ED25519_PREFIX, publicKey]), format: 'der', type: 'spki' });
+    if (publicKeys.size >= 4096) publicKeys.clear();
+    publicKeys.set(id, key);
+  }
   return verify(null, message, key, signature);
+}
+
+const latin1 = (k: Uint8Array) => Buffer.from(k.buffer, k.byteOffset, k.byteLength).toString('latin1');
+const COMPUTE_BUDGET_KEY = latin1(base58ToBytes(COMPUTE_BUDGET_PROGRAM_ADDRESS));
+const SYSTEM_KEY = latin1(base58ToBytes(SYSTEM_PROGRAM_ADDRESS));
+/** A policy's tip accounts as latin1 strings of their bytes (compared without encoding the message's keys). */
+const tipKeys = new WeakMap<readonly string[], Set<string>>();
+function tipKeySet(accounts: readonly string[]): Set<string> {
+  let set = tipKeys.get(accounts);
+  if (!set) {
+    set = new Set(accounts.map((a) => latin1(base58ToBytes(a))));
+    tipKeys.set(accounts, set);
+  }
+  return set;
 }
 
 function decodeWire(tx: string, encoding: string): Uint8Array {
   // Size check before decoding: base64 of 1,232 bytes is 1,644 characters, base58 at most ≈1,685.
   if (tx.length > 2048) throw new SenderRejection('too_large', `transaction too large: ${tx.length} characters encoded (max ${MAX_TRANSACTION_BYTES} bytes)`);
   let bytes: Uint8Array;
-  try {
-    bytes = encoding === 'base64' ? new Uint8Array(getBase64Encoder().encode(tx)) : new Uint8Array(getBase58Encoder().encode(tx));
-  } catch {
-    throw new SenderRejection('bad_encoding', `transaction is not valid ${encoding}`);
+  if (encoding === 'base64') {
+    // Buffer skips characters outside the alphabet: the round trip below refuses them.
+    const buf = Buffer.from(tx, 'base64');
+    if (buf.toString('base64').replace(/=+$/, '') !== tx.replace(/=+$/, '')) throw new SenderRejection('bad_encoding', 'transaction is not valid base64');
+    bytes = new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
+  } else {
+    try {
+      bytes = new Uint8Array(getBase58Encoder().encode(tx));
+    } catch {
+      throw new SenderRejection('bad_encoding', `transaction is not valid ${encoding}`);
+    }
   }
-  if (encoding === 'base64' && Buffer.from(bytes).toString('base64').replace(/=+$/, '') !== tx.replace(/=+$/, ''))
-    throw new SenderRejection('bad_encoding', 'transaction is not valid base64');
   if (bytes.length > MAX_TRANSACTION_BYTES) throw new SenderRejection('too_large', `transaction too large: ${bytes.length} bytes (max ${MAX_TRANSACTION_BYTES})`);
   return bytes;
 }
@@ -108,56 +198,42 @@ export function admitTransaction(params: unknown, policy: TipPolicy, swqosOnly: 
     throw new SenderRejection('bad_request', 'maxRetries must be a non-negative integer');
 
   const bytes = decodeWire(tx, encoding);
-  let decoded: ReturnType<ReturnType<typeof getTransactionDecoder>['decode']>;
-  let decodedMsg: { version: unknown };
+  let msg: WireTransaction;
   try {
-    decoded = getTransactionDecoder().decode(bytes);
-    decodedMsg = getCompiledTransactionMessageDecoder().decode(decoded.messageBytes);
+    msg = parseWire(bytes);
   } catch (e) {
+    if (e instanceof SenderRejection) throw e;
     throw new SenderRejection('undecodable', `transaction could not be decoded: ${(e as Error).message}`);
   }
-  if (decodedMsg.version !== 'legacy' && decodedMsg.version !== 0) throw new SenderRejection('unsupported_version', `unsupported message version ${String(decodedMsg.version)}`);
-  const msg = decodedMsg as LegacyOrV0Message;
 
   // Signatures: one per required signer, in order, each valid for the message.
-  const signers = msg.staticAccounts.slice(0, msg.header.numSignerAccounts);
-  const sigs = decoded.signatures as Record<string, Uint8Array | null>;
-  const messageBytes = new Uint8Array(decoded.messageBytes);
-  for (const signer of signers) {
-    const s = sigs[signer];
-    if (!s || s.every((b) => b === 0)) throw new SenderRejection('missing_signature', `transaction is not signed by ${signer}`);
-    if (!verifyEd25519(new Uint8Array(getBase58Encoder().encode(signer)), messageBytes, s))
-      throw new SenderRejection('bad_signature', `signature of ${signer} does not verify`);
+  for (let i = 0; i < msg.numSigners; i++) {
+    const s = msg.signatures[i];
+    if (s.every((b) => b === 0)) throw new SenderRejection('missing_signature', `transaction is not signed by ${bytesToBase58(msg.keys[i])}`);
+    if (!verifyEd25519(msg.keys[i], msg.message, s)) throw new SenderRejection('bad_signature', `signature of ${bytesToBase58(msg.keys[i])} does not verify`);
   }
   if (o.skipPreflight !== true) throw new SenderRejection('preflight', 'skipPreflight must be true: Sender forwards without simulation');
 
   // Priority fee and tip, from the top-level instructions.
   let price: bigint | null = null;
   let tip = 0n;
-  let tipAccount: string | null = null;
+  let tipAccount: Uint8Array | null = null;
   let otherTransfers = 0;
-  const tipSet = new Set(policy.tipAccounts);
+  const tipSet = tipKeySet(policy.tipAccounts);
   for (const ix of msg.instructions) {
-    const program = msg.staticAccounts[ix.programAddressIndex];
-    const data = new Uint8Array(ix.data ?? []);
-    if (program === COMPUTE_BUDGET_PROGRAM_ADDRESS) {
-      try {
-        if (identifyComputeBudgetInstruction(data) === ComputeBudgetInstruction.SetComputeUnitPrice)
-          price = getSetComputeUnitPriceInstructionDataDecoder().decode(data).microLamports;
-      } catch {
-        /* not a compute-budget instruction this codec knows */
-      }
-    } else if (program === SYSTEM_PROGRAM_ADDRESS) {
-      let isTransfer = false;
-      try {
-        isTransfer = data.length === 12 && identifySystemInstruction(data) === SystemInstruction.TransferSol;
-      } catch {
-        isTransfer = false;
-      }
-      if (!isTransfer) continue;
-      const dest = msg.staticAccounts[(ix.accountIndices ?? [])[1] ?? -1];
-      const amount = getTransferSolInstructionDataDecoder().decode(data).amount;
-      if (dest !== undefined && tipSet.has(dest)) {
+    const program = latin1(msg.keys[ix.program]);
+    const data = ix.data;
+    const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+    if (program === COMPUTE_BUDGET_KEY) {
+      // SetComputeUnitPrice: discriminator 3, u64 micro-lamports.
+      if (data.length >= 9 && data[0] === 3) price = view.getBigUint64(1, true);
+    } else if (program === SYSTEM_KEY) {
+      // Transfer: u32 discriminator 2, u64 lamports; accounts [source, destination].
+      if (data.length !== 12 || view.getUint32(0, true) !== 2) continue;
+      const destIndex = ix.accounts[1];
+      const dest = destIndex === undefined ? undefined : msg.keys[destIndex];
+      const amount = view.getBigUint64(4, true);
+      if (dest !== undefined && tipSet.has(latin1(dest))) {
         tip += amount;
         tipAccount = dest;
       } else otherTransfers++;
@@ -171,13 +247,13 @@ export function admitTransaction(params: unknown, policy: TipPolicy, swqosOnly: 
     throw new SenderRejection('no_tip', `no tip: transfer at least ${min} lamports (${lamportsSol(min)}) to one of the tip accounts ${policy.tipAccounts.join(', ')}`);
   }
   if (tip < min)
-    throw new SenderRejection('tip_too_small', `tip too small: ${tip} lamports to ${tipAccount}; the minimum ${swqosOnly ? 'with swqos_only=true' : 'for dual routing'} is ${min} lamports (${lamportsSol(min)})`);
+    throw new SenderRejection('tip_too_small', `tip too small: ${tip} lamports to ${tipAccount ? bytesToBase58(tipAccount) : '?'}; the minimum ${swqosOnly ? 'with swqos_only=true' : 'for dual routing'} is ${min} lamports (${lamportsSol(min)})`);
 
-  const first = sigs[signers[0]]!;
   return {
-    signature: bytesToBase58(first),
-    base64: Buffer.from(bytes).toString('base64'),
-    recentBlockhash: msg.lifetimeToken,
+    signature: bytesToBase58(msg.signatures[0]),
+    // As received when it is already canonical (padded) base64: no re-encoding.
+    base64: encoding === 'base64' && tx.length % 4 === 0 ? tx : Buffer.from(bytes).toString('base64'),
+    recentBlockhash: bytesToBase58(msg.recentBlockhash),
     computeUnitPriceMicroLamports: price,
     tipLamports: tip,
   };
