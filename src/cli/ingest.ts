@@ -8,6 +8,8 @@ import { UsageError } from './usage-error.js';
 import { getCheckpoint } from '../store/chain.js';
 import { fetchAccounts } from '../sources/rpc-poller.js';
 import { historyBeforeLive } from '../ingest/tree-backfill.js';
+import { runWhileLeader } from '../ingest/leadership.js';
+import { createDriftDetector } from '../ingest/drift.js';
 import { loadTreeFile } from './light-trees.js';
 import { createOffchainFetcher, offchainConfig } from '../offchain/fetcher.js';
 import { createPythPoller } from '../ingest/pyth-poll.js';
@@ -47,13 +49,22 @@ export async function runIngest(opts: { rpc?: string; fromSlot?: number }): Prom
     const zkClient = createRpcClient({ url, logger: rt.logger });
     const zk = { db: rt.db, ingester, client: zkClient, commitment: rt.config.commitment, concurrency: rt.config.backfillConcurrency, logger: rt.logger };
     const beforeLive = rt.config.coverage && rt.config.treeHistory ? historyBeforeLive(zk) : undefined;
-    await followWithRetries(() => ingester.run(poller, { startSlot, fromSlot, signal: ctl.signal, beforeLive }), {
-      signal: ctl.signal,
-      logger: rt.logger,
-      // After a failure, resume from the checkpoint (what was committed), not from --from-slot again.
-      onRetry: () => void (fromSlot = undefined),
-    });
+    // The drift detector: samples of the index compared with the cluster at the same slot (src/ingest/drift.ts).
+    const drift = rt.config.driftIntervalMs > 0
+      ? createDriftDetector({ db: rt.db, client: zkClient, ingester, commitment: rt.config.commitment, sample: rt.config.driftSample, intervalMs: rt.config.driftIntervalMs, logger: rt.logger })
+      : null;
+    drift?.start();
+    // One ingester per PostgreSQL database: wait in standby while another holds the lock (src/ingest/leadership.ts).
+    await runWhileLeader({ databaseUrl: rt.config.databaseUrl, signal: ctl.signal, logger: rt.logger }, (signal) =>
+      followWithRetries(() => ingester.run(poller, { startSlot, fromSlot, signal, beforeLive }), {
+        signal,
+        logger: rt.logger,
+        // After a failure, resume from the checkpoint (what was committed), not from --from-slot again.
+        onRetry: () => void (fromSlot = undefined),
+      }).then(() => void (fromSlot = undefined)),
+    );
     await pyth.stop();
+    await drift?.stop();
     await zkClient.close();
     rt.logger.info(ingester.stats, 'ingest: stopped');
   } finally {

@@ -31,7 +31,9 @@ import { createTransactionHub } from '../api/ws/transactions.js';
 import { createAccountHub } from '../api/ws/accounts.js';
 import { createDemand } from '../core/demand.js';
 import type { Block } from '../core/model.js';
-import { startCommittedFeed } from '../ingest/committed-feed.js';
+import { startCommittedFeed, type CommittedFeed } from '../ingest/committed-feed.js';
+import { runWhileLeader } from '../ingest/leadership.js';
+import { createDriftDetector } from '../ingest/drift.js';
 import { createTransactionHistory } from '../ingest/transaction-history.js';
 import { createCoverageService } from '../ingest/hydrate.js';
 import { historyBeforeLive } from '../ingest/tree-backfill.js';
@@ -159,6 +161,9 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
   let poller: ChainSource | null = null;
   let tips: TipWatcher | null = null;
   let ingestDone: Promise<void> = Promise.resolve();
+  // The committed-blocks feed of a process waiting for the ingester lock (set while in standby).
+  let standbyFeed: CommittedFeed | null = null;
+  closers.push(async () => standbyFeed?.close());
   if (rpcUrl) {
     const url = rpcUrl;
     // Blocks from the Yellowstone gRPC stream when SOLGATE_GRPC_URL is set, else polled over JSON-RPC.
@@ -195,7 +200,24 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
       const o = { db, ingester, client: zkClient, commitment: config.commitment, concurrency: config.backfillConcurrency, logger };
       beforeLive = historyBeforeLive(o);
     }
-    ingestDone = followForever(ingester, poller, { startSlot, signal: ctl.signal, logger, beforeLive });
+    // One ingester per PostgreSQL database: in standby (another process holds the lock) this process serves and
+    // follows the committed blocks like an API-only one, and takes over from the checkpoint when the holder stops.
+    const ing = ingester;
+    const source = poller;
+    ingestDone = runWhileLeader(
+      {
+        databaseUrl: db.kind === 'postgres' ? config.databaseUrl : undefined,
+        signal: ctl.signal,
+        logger,
+        onStandby: () => void (standbyFeed ??= upstreamUrl ? startCommittedFeed({ db, url: upstreamUrl, commitment: config.commitment, demand, publish: publishCommitted, logger }) : null),
+        onLead: async () => {
+          const f = standbyFeed;
+          standbyFeed = null;
+          await f?.close();
+        },
+      },
+      (signal) => followForever(ing, source, { startSlot, signal, logger, beforeLive }),
+    );
   }
 
   // Pyth prices: the feed accounts read from the cluster every SOLGATE_PRICE_PYTH_POLL_MS (not on the demo chain,
@@ -229,6 +251,13 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
     // Webhook replays that reach before the stored events read the webhook's addresses from the cluster.
     replays = createWebhookReplayer({ db, ingester, client: history, commitment: config.commitment, concurrency: config.backfillConcurrency, logger });
     replays.start();
+  }
+  // The drift detector: samples of the index compared with the cluster at the same slot (src/ingest/drift.ts).
+  if (ingester && rpcUrl && config.driftIntervalMs > 0) {
+    const driftClient = createRpcClient({ url: rpcUrl, maxRetries: 3, logger });
+    const drift = createDriftDetector({ db, client: driftClient, ingester, commitment: config.commitment, sample: config.driftSample, intervalMs: config.driftIntervalMs, logger });
+    drift.start();
+    closers.push(() => drift.stop(), () => driftClient.close());
   }
   const coverage = createCoverageService({
     db, ingester: ingester ?? undefined, client, commitment: config.commitment, logger, backfill: backfill ?? undefined, historyWaitMs: config.historyWaitMs,

@@ -19,6 +19,8 @@ export const ENV_VARS: EnvVar[] = [
   { name: 'SOLANA_RPC_URL', default: undefined, description: 'Cluster JSON-RPC URL to index; unset = the built-in localnet (serve --demo) or no ingestion (serve)' },
   { name: 'SOLGATE_GRPC_URL', default: undefined, description: 'Yellowstone gRPC (Geyser) endpoint to stream blocks from instead of polling SOLANA_RPC_URL, which still fills what the stream misses and reads accounts (docs/operations.md); unset = poll' },
   { name: 'SOLGATE_GRPC_TOKEN', default: undefined, description: 'The x-token the SOLGATE_GRPC_URL endpoint expects, if any' },
+  { name: 'SOLGATE_DRIFT_INTERVAL_MS', default: '60000', description: 'How often a process that ingests compares a sample of indexed SOL balances and token accounts with the cluster at the same slot, repairing and counting differences (docs/operations.md); 0 = never' },
+  { name: 'SOLGATE_DRIFT_SAMPLE', default: '100', description: 'Rows of each kind the drift detector compares per round' },
   { name: 'SOLGATE_RPC_UPSTREAM_URL', default: undefined, description: 'Where the standard Solana JSON-RPC methods sent to `/` are forwarded (docs/rpc.md); unset = SOLANA_RPC_URL (or the demo chain); neither = they answer -32601' },
   { name: 'SOLGATE_RPC_UPSTREAM_WS_URL', default: undefined, description: 'The cluster PubSub (WebSocket) endpoint the gateway\'s WebSocket subscriptions are bridged to (docs/rpc.md); unset = the upstream JSON-RPC URL with the ws/wss scheme' },
   { name: 'SOLGATE_WS_MAX_CONNECTIONS_PER_KEY', default: '100', description: 'Open WebSocket connections per API key (more are closed with 1008)' },
@@ -100,6 +102,8 @@ export interface Config {
   rpcUrl: string | undefined;
   grpcUrl: string | undefined;
   grpcToken: string | undefined;
+  driftIntervalMs: number;
+  driftSample: number;
   rpcUpstreamUrl: string | undefined;
   rpcUpstreamTimeoutMs: number;
   rpcUpstreamWsUrl: string | undefined;
@@ -287,6 +291,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rpcUrl: get('SOLANA_RPC_URL'),
     grpcUrl: optionalUrl('SOLGATE_GRPC_URL', get('SOLGATE_GRPC_URL')),
     grpcToken: get('SOLGATE_GRPC_TOKEN'),
+    driftIntervalMs: int('SOLGATE_DRIFT_INTERVAL_MS', get('SOLGATE_DRIFT_INTERVAL_MS')!, 0),
+    driftSample: int('SOLGATE_DRIFT_SAMPLE', get('SOLGATE_DRIFT_SAMPLE')!, 1, 10_000),
     rpcUpstreamUrl: get('SOLGATE_RPC_UPSTREAM_URL'),
     rpcUpstreamTimeoutMs: int('SOLGATE_RPC_UPSTREAM_TIMEOUT_MS', get('SOLGATE_RPC_UPSTREAM_TIMEOUT_MS')!, 100, 600_000),
     rpcUpstreamWsUrl: get('SOLGATE_RPC_UPSTREAM_WS_URL'),

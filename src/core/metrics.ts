@@ -167,3 +167,17 @@ export const wsClosed = new Counter({
   labelNames: ['reason'] as const,
   registers: [registry],
 });
+
+export const driftChecked = new Counter({
+  name: 'solgate_drift_checked_total',
+  help: 'Indexed rows the drift detector compared with the cluster at the same slot, by kind (sol_balance, token_account)',
+  labelNames: ['kind'] as const,
+  registers: [registry],
+});
+
+export const driftMismatches = new Counter({
+  name: 'solgate_drift_mismatches_total',
+  help: 'Indexed rows that differed from the cluster at the same slot (each logged and re-read from the cluster), by kind',
+  labelNames: ['kind'] as const,
+  registers: [registry],
+});

@@ -1,7 +1,7 @@
 /**
  * Process-wide PostgreSQL advisory locks: a session-level `pg_try_advisory_lock` taken on a connection of its own
  * and held while the process runs (the server releases it when that connection ends, including when the process
- * dies). Used where exactly one process may do something on one database (the demo chain writer).
+ * dies). Used where exactly one process may do something on one database (the demo chain writer, the ingester).
  */
 import { createHash } from 'node:crypto';
 import pg from 'pg';
@@ -20,7 +20,8 @@ export function lockKey(name: string): bigint {
 
 /** Takes the named lock if no other session holds it; null when another session holds it. */
 export async function tryAdvisoryLock(databaseUrl: string, name: string): Promise<HeldLock | null> {
-  const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 10_000 });
+  // TCP keep-alive: a holder cut off from the server learns it (onLost) instead of believing it still holds the lock.
+  const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 10_000, keepAlive: true, keepAliveInitialDelayMillis: 5_000 });
   let lost: ((err: Error) => void) | null = null;
   let released = false;
   client.on('error', (err) => {
@@ -47,4 +48,43 @@ export async function tryAdvisoryLock(databaseUrl: string, name: string): Promis
       lost = fn;
     },
   };
+}
+
+/**
+ * Waits until the named lock is free and takes it: tries every `pollMs` (default 500 ms), calling `onWait` once
+ * if the first try finds it held. The server releases a lock when its holder's connection ends, so a holder that
+ * dies (even `kill -9`) lets a waiter in within about `pollMs`. Returns null once `signal` aborts. A failed try (the
+ * database unreachable) is retried after `pollMs` too, reported through `onError`.
+ */
+export async function waitAdvisoryLock(
+  databaseUrl: string,
+  name: string,
+  o: { signal: AbortSignal; pollMs?: number; onWait?: () => void; onError?: (err: unknown) => void },
+): Promise<HeldLock | null> {
+  const pollMs = o.pollMs ?? 500;
+  let told = false;
+  while (!o.signal.aborted) {
+    try {
+      const held = await tryAdvisoryLock(databaseUrl, name);
+      if (held) {
+        if (!o.signal.aborted) return held;
+        await held.release();
+        return null;
+      }
+      if (!told) o.onWait?.();
+      told = true;
+    } catch (err) {
+      o.onError?.(err);
+    }
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(done, pollMs);
+      function done() {
+        clearTimeout(t);
+        o.signal.removeEventListener('abort', done);
+        resolve();
+      }
+      o.signal.addEventListener('abort', done, { once: true });
+    });
+  }
+  return null;
 }

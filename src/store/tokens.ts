@@ -252,3 +252,55 @@ export async function queryMintDecimals(q: Queryable, mints: string[]): Promise<
   for (const r of rows) if (r.decimals != null) out.set(r.address, r.decimals);
   return out;
 }
+
+/** An indexed SOL balance or token account as the drift detector compares it (`pos` = position of its last change). */
+export interface IndexedBalance {
+  address: string;
+  lamports: bigint;
+  pos: number;
+}
+export interface IndexedTokenAccount {
+  address: string;
+  mint: string | null;
+  owner: string | null;
+  amount: bigint;
+  closed: boolean;
+  pos: number;
+}
+
+/** Up to `n` addresses of `sol_balances` from `from` on (address order, wrapping to the start): a cheap sample. */
+export async function sampleBalanceAddresses(q: Queryable, from: string, n: number): Promise<string[]> {
+  const { rows } = await q.query<{ address: string }>(
+    `(SELECT address FROM sol_balances WHERE address >= $1 ORDER BY address LIMIT $2)
+     UNION ALL (SELECT address FROM sol_balances WHERE address < $1 ORDER BY address LIMIT $2)`,
+    [from, n],
+  );
+  return rows.slice(0, n).map((r) => r.address);
+}
+
+/** Up to `n` open token accounts from `from` on (address order, wrapping to the start). */
+export async function sampleTokenAccountAddresses(q: Queryable, from: string, n: number): Promise<string[]> {
+  const { rows } = await q.query<{ address: string }>(
+    `(SELECT address FROM token_accounts WHERE address >= $1 AND NOT closed ORDER BY address LIMIT $2)
+     UNION ALL (SELECT address FROM token_accounts WHERE address < $1 AND NOT closed ORDER BY address LIMIT $2)`,
+    [from, n],
+  );
+  return rows.slice(0, n).map((r) => r.address);
+}
+
+export async function readBalances(q: Queryable, addresses: string[]): Promise<Map<string, IndexedBalance>> {
+  const { rows } = await q.query<{ address: string; lamports: string; pos: string }>(
+    'SELECT address, lamports::text AS lamports, pos::text AS pos FROM sol_balances WHERE address = ANY($1::text[])',
+    [addresses],
+  );
+  return new Map(rows.map((r) => [r.address, { address: r.address, lamports: BigInt(r.lamports), pos: Number(r.pos) }]));
+}
+
+export async function readTokenAccounts(q: Queryable, addresses: string[]): Promise<Map<string, IndexedTokenAccount>> {
+  const { rows } = await q.query<{ address: string; mint: string | null; owner: string | null; amount: string; closed: boolean; pos: string }>(
+    `SELECT address, mint, owner, amount::text AS amount, closed, GREATEST(COALESCE(owner_pos, 0), COALESCE(amount_pos, 0))::text AS pos
+       FROM token_accounts WHERE address = ANY($1::text[])`,
+    [addresses],
+  );
+  return new Map(rows.map((r) => [r.address, { address: r.address, mint: r.mint, owner: r.owner, amount: BigInt(r.amount), closed: r.closed, pos: Number(r.pos) }]));
+}

@@ -19,8 +19,11 @@
  * consumed by rolled-back transactions are not reused), `webhook_id` (a random UUID per database; replaced by the
  * webhook's URL) and the wall-clock columns (`next_attempt_at`, `queued_at`, `created_at`, `webhook_payloads.created_at`).
  *
- * Short variant: ~1,500 slots, 20 kills, 2 PostgreSQL restarts; long (SOLGATE_RELIABILITY_LONG=1): ~6,000 slots,
- * 40 kills, 4 restarts. Needs PostgreSQL (DATABASE_URL) and, for the restart part, the PostgreSQL server binaries.
+ * - failover: two `solgate ingest` on one database; one holds the ingester lock, the other waits in standby; the holder
+ *   is SIGKILLed a few times (a new standby started each time) and the standby must take over from the checkpoint.
+ *
+ * Short variant: ~1,500 slots, 20 kills, 3 failovers, 2 PostgreSQL restarts; long (SOLGATE_RELIABILITY_LONG=1): ~6,000 slots,
+ * 40 kills, 6 failovers, 4 restarts. Needs PostgreSQL (DATABASE_URL) and, for the restart part, the PostgreSQL server binaries.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
@@ -42,6 +45,7 @@ const ROOT = join(import.meta.dirname, '..', '..');
 const SLOTS = LONG ? 6000 : 1500;
 const KILLS = LONG ? 40 : 20;
 const PG_RESTARTS = LONG ? 4 : 2;
+const FAILOVERS = LONG ? 6 : 3;
 const SEED = Number(process.env.SOLGATE_RELIABILITY_SEED ?? 20260911);
 
 const report = reporter('ingest-crash');
@@ -57,11 +61,11 @@ const children: ChildProcess[] = [];
 const dbs: TestDb[] = [];
 
 /** `solgate ingest --rpc <localnet>` against `databaseUrl`. */
-function ingest(databaseUrl: string): ChildProcess {
+function ingest(databaseUrl: string, logLevel = 'warn'): ChildProcess {
   const c = spawn(process.execPath, [join(ROOT, 'bin', 'solgate.js'), 'ingest', '--rpc', net.url], {
     cwd: ROOT,
     env: {
-      ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', SOLANA_RPC_URL: '', SOLGATE_START_SLOT: '0',
+      ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: logLevel, SOLANA_RPC_URL: '', SOLGATE_START_SLOT: '0',
       SOLGATE_POLL_INTERVAL_MS: '50', SOLGATE_OFFCHAIN_FETCH: 'false', SOLGATE_INGEST_CONCURRENCY: '4',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -240,6 +244,51 @@ describe.skipIf(!hasPostgres)('ingestion crash recovery (needs DATABASE_URL)', (
       });
       expect(kills).toBeGreaterThanOrEqual(KILLS);
       expect(regressions).toBe(0);
+      expect(diff, JSON.stringify(diff.map((d) => [d, reference[d], got[d]]))).toEqual([]);
+      expect(got.blocks.rows).toBe(blocksProduced);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it(`two ingesters on one database, the lock holder SIGKILLed ${FAILOVERS} times: a standby takes over each time; tables identical`, async () => {
+    const t = await freshDb();
+    const pool = new pg.Pool({ connectionString: t.url, max: 1 });
+    const said = (c: ChildProcess, text: string) => output.some((l) => l.startsWith(`[ingest ${c.pid}]`) && l.includes(text));
+    const HOLDING = 'holding the ingester lock';
+    const STANDBY = 'standby';
+    try {
+      let running = [ingest(t.url!, 'info'), ingest(t.url!, 'info')];
+      const takeovers: { killedAt: number | null; resumedAfterMs: number }[] = [];
+      for (let i = 1; i <= FAILOVERS; i++) {
+        const at = Math.floor((lastSlot * i) / (FAILOVERS + 1));
+        await until(`slot ${at}`, async () => {
+          for (const c of running) if (c.exitCode !== null) throw new Error(`ingest exited with ${c.exitCode}\n${output.slice(-20).join('')}`);
+          return ((await checkpoint(pool)) ?? -1) >= at;
+        }, 5 * 60_000);
+        // Exactly one holds the lock; the other says it waits.
+        const leaders = running.filter((c) => said(c, HOLDING));
+        expect(leaders.length, output.slice(-20).join('')).toBe(1);
+        const leader = leaders[0];
+        const standby = running.find((c) => c !== leader)!;
+        await until('the standby to report it waits', () => said(standby, STANDBY), 30_000);
+        const killedAt = await checkpoint(pool);
+        leader.kill('SIGKILL');
+        await exited(leader);
+        const killed = Date.now();
+        await until('the standby to take the lock', () => said(standby, HOLDING), 60_000);
+        await until('progress after the takeover', async () => ((await checkpoint(pool)) ?? -1) > (killedAt ?? -1), 2 * 60_000);
+        takeovers.push({ killedAt, resumedAfterMs: Date.now() - killed });
+        // A new standby replaces the killed process.
+        running = [standby, ingest(t.url!, 'info')];
+      }
+      await until('the last slot', async () => (await checkpoint(pool)) === lastSlot, 10 * 60_000);
+      for (const c of running) c.kill('SIGTERM');
+      await Promise.all(running.map(exited));
+      const got = await digests(t.url!);
+      const diff = differing(reference, got);
+      report({ workload, failover: { takeovers, digestsEqual: diff.length === 0, differingTables: diff } });
+      expect(takeovers.length).toBe(FAILOVERS);
       expect(diff, JSON.stringify(diff.map((d) => [d, reference[d], got[d]]))).toEqual([]);
       expect(got.blocks.rows).toBe(blocksProduced);
     } finally {
