@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { orderedChain } from '../../src/core/ordered-chain.js';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 describe('orderedChain', () => {
   it('starts each item at once and runs the steps in the order the items were added', async () => {
