@@ -65,10 +65,23 @@ export interface Ingester {
    * from `startSlot` (0 by default).
    */
   run(source: BlockSource, opts?: RunOptions): Promise<void>;
+  /**
+   * A writer of consecutive batches of blocks, in order, one SQL transaction per batch, where each batch is parsed
+   * and folded while the previous batch's write is in flight (as {@link run} does, for a caller that reads its own
+   * blocks: a replay). `push` resolves once the batch is prepared and its write started (after the previous write
+   * has committed); `flush` resolves once the last write committed, and must be called before any other write.
+   * A failed write is thrown by the next `push` or by `flush`.
+   */
+  pipelined(): BlockWriter;
   /** Resolves once derived data (the DAS list index) reflects every write made so far. */
   settle(): Promise<void>;
   /** The ZK Compression stage (its tree registry and counters). */
   readonly zk: ZkStage;
+}
+
+export interface BlockWriter {
+  push(blocks: Block[]): Promise<void>;
+  flush(): Promise<void>;
 }
 
 export interface RunOptions {
@@ -347,6 +360,25 @@ export function createIngester(db: Db, logger?: Logger, opts: IngesterOptions = 
       }
       if (failure) throw failure;
       await assetIndex.settle();
+    },
+    pipelined() {
+      let inflight: Promise<void> | null = null;
+      return {
+        async push(blocks) {
+          if (!blocks.length) return;
+          const prepared = await prepare(blocks, inflight);
+          if (inflight) await inflight;
+          inflight = write(blocks, prepared);
+          // Observed so that a failure while the next batch is read is not an unhandled rejection; rethrown above
+          // or by flush().
+          inflight.catch(() => {});
+        },
+        async flush() {
+          const last = inflight;
+          inflight = null;
+          if (last) await last;
+        },
+      };
     },
     settle: () => assetIndex.settle(),
     zk,
