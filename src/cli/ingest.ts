@@ -1,4 +1,5 @@
 /** `solgate ingest` (follow a cluster) and `solgate replay` (ingest recorded files, then exit). */
+import { availableParallelism } from 'node:os';
 import { openRuntime } from './runtime.js';
 import { createIngester } from '../ingest/pipeline.js';
 import { replayInto } from '../ingest/replay.js';
@@ -136,6 +137,9 @@ export async function runReplay(paths: string[], opts: { lightTrees?: string; sl
     const rpcUrl = rt.config.rpcUrl;
     const r = await replayInto(rt.db, paths, rt.logger, {
       atSlot: opts.slot,
+      // Files are read and decoded by worker threads while this thread parses, folds and writes (one core is left
+      // to this thread; PostgreSQL has its own processes).
+      decodeWorkers: Math.max(1, Math.min(4, availableParallelism() - 1)),
       fetchAccounts: rpcUrl ? (keys) => fetchAccounts(rpcUrl, keys, { commitment: rt.config.commitment }) : undefined,
     });
     console.log(`replayed ${r.files} files: ${r.transactions} transactions in ${r.blocks} blocks, ${r.accounts} account updates; checkpoint slot ${r.checkpoint}`);

@@ -27,6 +27,7 @@ import {
   normalizeRpcTransaction,
 } from './normalize-rpc.js';
 import type { AccountSource, BlockSource } from './source.js';
+import { createDecodePool } from './replay-decode-pool.js';
 
 /** One step of a replay, in the order it must be applied. */
 export type ReplayItem =
@@ -54,7 +55,16 @@ export interface ReplayOptions {
    * reference indexers' test convention (Photon's fixtures are indexed at slot 0). Account records are unchanged.
    */
   atSlot?: number;
+  /**
+   * Worker threads that read and decode the files (JSON parse and normalisation) ahead of the consumer, in order
+   * (src/sources/replay-decode-pool.ts). 0 (the default): files are decoded on the calling thread, one at a time
+   * as iteration reaches them. Workers start only when there are at least two files.
+   */
+  decodeWorkers?: number;
 }
+
+/** One record of a file, decoded (what readRecords returns). */
+export type ReplayRecord = RecordItem;
 
 type RecordItem =
   | { kind: 'tx'; tx: NormalizedTx }
@@ -89,27 +99,51 @@ export function createReplaySource(paths: string[], opts: ReplayOptions = {}): R
       batch = [];
       return [{ kind: 'accounts', accounts, file: batchFile }];
     };
-    for (const file of await listReplayFiles(paths)) {
-      if (signal?.aborted) return;
-      for (const rec of await readRecords(file)) {
-        if (rec.kind === 'tx') {
-          if (opts.atSlot !== undefined) rec.tx = { ...rec.tx, slot: opts.atSlot, blockTime: 0 };
-          yield* takeBatch();
-          if (group.length > 0 && group[0].slot !== rec.tx.slot) yield* takeGroup();
-          if (group.length === 0) groupFile = file;
-          group.push(rec.tx);
-        } else if (rec.kind === 'block') {
-          yield* takeBatch();
-          yield* takeGroup();
-          yield { kind: 'block', block: rec.block, file };
-        } else {
-          yield* takeGroup();
-          if (batch.length === 0) batchFile = file;
-          batch.push(rec.account);
-          if (batch.length >= maxBatch) yield* takeBatch();
-        }
-        if (signal?.aborted) return;
+    const files = await listReplayFiles(paths);
+    const workers = Math.min(opts.decodeWorkers ?? 0, files.length > 1 ? files.length : 0);
+    const pool = workers > 0 ? createDecodePool(workers) : null;
+    // With workers, files are decoded ahead of the consumer (a few per worker, handed over in order); without,
+    // each file is read when iteration reaches it.
+    const ahead = pool ? 2 * workers + 1 : 1;
+    const window: Promise<RecordItem[]>[] = [];
+    let nextFile = 0;
+    const fill = () => {
+      while (window.length < ahead && nextFile < files.length) {
+        const p = pool ? pool.decode(files[nextFile]) : readRecords(files[nextFile]);
+        // Observed: a failure is thrown when its file's turn comes (or never, if iteration stops before).
+        p.catch(() => {});
+        window.push(p);
+        nextFile++;
       }
+    };
+    try {
+      for (const file of files) {
+        if (signal?.aborted) return;
+        fill();
+        const records = await (window.shift() as Promise<RecordItem[]>);
+        fill();
+        for (const rec of records) {
+          if (rec.kind === 'tx') {
+            if (opts.atSlot !== undefined) rec.tx = { ...rec.tx, slot: opts.atSlot, blockTime: 0 };
+            yield* takeBatch();
+            if (group.length > 0 && group[0].slot !== rec.tx.slot) yield* takeGroup();
+            if (group.length === 0) groupFile = file;
+            group.push(rec.tx);
+          } else if (rec.kind === 'block') {
+            yield* takeBatch();
+            yield* takeGroup();
+            yield { kind: 'block', block: rec.block, file };
+          } else {
+            yield* takeGroup();
+            if (batch.length === 0) batchFile = file;
+            batch.push(rec.account);
+            if (batch.length >= maxBatch) yield* takeBatch();
+          }
+          if (signal?.aborted) return;
+        }
+      }
+    } finally {
+      await pool?.close();
     }
     yield* takeGroup();
     yield* takeBatch();
@@ -178,7 +212,7 @@ async function expand(path: string, out: string[]): Promise<void> {
 }
 
 /** Reads and classifies every record of one file. */
-async function readRecords(file: string): Promise<RecordItem[]> {
+export async function readRecords(file: string): Promise<RecordItem[]> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');

@@ -1,0 +1,75 @@
+/**
+ * Decoding of recorded files off the main thread: worker threads that read a file, parse its JSON and normalise
+ * its records (src/sources/replay.ts readRecords), handing the records back by structured clone. Used by
+ * `solgate replay`, so that the ingester's parse/fold and SQL writes on the main thread overlap with the decoding
+ * of the files after them.
+ */
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { ReplayRecord } from './replay.js';
+
+export interface DecodePool {
+  /** The records of `file`, decoded by a worker (rejects with an Error naming the file, as readRecords does). */
+  decode(file: string): Promise<ReplayRecord[]>;
+  close(): Promise<void>;
+}
+
+type Reply = { id: number; records: ReplayRecord[] } | { id: number; error: string };
+
+/** Starts `size` decoding workers (they stop with close(), or when the process has nothing else to do). */
+export function createDecodePool(size: number): DecodePool {
+  const fromSource = import.meta.url.endsWith('.ts');
+  const file = new URL(`./replay-decode-worker.${fromSource ? 'ts' : 'js'}`, import.meta.url);
+  const workers = Array.from({ length: Math.max(1, size) }, () => {
+    if (!fromSource) return new Worker(file);
+    // Running the TypeScript sources (tests, tsx): workers do not inherit the parent's loader; register it in each.
+    const loader = tsxLoader();
+    const boot = `import(${JSON.stringify(loader)}).then((m) => { m.register(); return import(${JSON.stringify(file.href)}); })`;
+    return new Worker(boot, { eval: true });
+  });
+  const pending = new Map<number, { resolve: (r: ReplayRecord[]) => void; reject: (e: Error) => void }>();
+  const load = new Map<Worker, number>(workers.map((w) => [w, 0]));
+  let next = 0;
+  let failed: Error | null = null;
+  for (const w of workers) {
+    w.on('message', (m: Reply) => {
+      const p = pending.get(m.id);
+      if (!p) return;
+      pending.delete(m.id);
+      load.set(w, (load.get(w) ?? 1) - 1);
+      if ('error' in m) p.reject(new Error(m.error));
+      else p.resolve(m.records);
+    });
+    w.on('error', (e) => {
+      failed = e;
+      for (const p of pending.values()) p.reject(e);
+      pending.clear();
+    });
+  }
+  return {
+    decode(path) {
+      if (failed) return Promise.reject(failed);
+      // The least busy worker (files differ in size; round robin would queue behind a large one).
+      let w = workers[0];
+      for (const c of workers) if ((load.get(c) ?? 0) < (load.get(w) ?? 0)) w = c;
+      load.set(w, (load.get(w) ?? 0) + 1);
+      const id = next++;
+      return new Promise((resolve, reject) => {
+        pending.set(id, { resolve, reject });
+        w.postMessage({ id, file: path });
+      });
+    },
+    async close() {
+      await Promise.all(workers.map((w) => w.terminate()));
+    },
+  };
+}
+
+/** tsx's loader API, as a URL a worker can import (import.meta.resolve is missing under some test runners). */
+function tsxLoader(): string {
+  if (typeof import.meta.resolve === 'function') return import.meta.resolve('tsx/esm/api');
+  // The ESM build of the same export (require.resolve gives the CommonJS one).
+  return pathToFileURL(join(dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist', 'esm', 'api', 'index.mjs')).href;
+}

@@ -1,0 +1,35 @@
+/**
+ * Replay decoding in worker threads (decodeWorkers): the same items, in the same order, as decoding on the calling
+ * thread; a bad file fails the iteration with an error naming it.
+ */
+import { describe, expect, it } from 'vitest';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createReplaySource, type ReplayItem } from '../../src/sources/replay.js';
+
+const BLOCK = join(import.meta.dirname, '..', 'fixtures', 'photon-blocks', 'index_block_metadata', '254170887');
+const TXS = join(import.meta.dirname, '..', 'fixtures', 'photon-transactions');
+
+async function collect(paths: string[], decodeWorkers: number): Promise<ReplayItem[]> {
+  const out: ReplayItem[] = [];
+  for await (const item of createReplaySource(paths, { decodeWorkers }).items()) out.push(item);
+  return out;
+}
+
+describe('replay decoding in worker threads', () => {
+  it('yields the same items in the same order as decoding on the calling thread', async () => {
+    const paths = [TXS, BLOCK];
+    const inline = await collect(paths, 0);
+    const pooled = await collect(paths, 2);
+    expect(inline.length).toBeGreaterThan(100);
+    expect(pooled).toEqual(inline);
+  }, 120_000);
+
+  it('fails with an error naming the file that cannot be decoded', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'solgate-replay-workers-'));
+    writeFileSync(join(dir, 'a.json'), '{"pubkey":"11111111111111111111111111111111","lamports":1,"owner":"11111111111111111111111111111111","data":["","base64"],"executable":false,"rentEpoch":0,"slot":1}');
+    writeFileSync(join(dir, 'b.json'), '{"not": "a record"}');
+    await expect(collect([dir], 2)).rejects.toThrow(/b\.json/);
+  }, 120_000);
+});
