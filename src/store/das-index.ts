@@ -225,22 +225,14 @@ export async function writeIndexRows(q: Queryable, rows: DasIndexRow[], removed:
 
 /**
  * SQL of whether the stored document of the das_assets row aliased `a` may be older than its sources: a dirty mark
- * is pending that the refresher would resolve to this asset (`resolveAssetIds` read backwards: the id itself, a
- * token account of its mint, an account of the asset, its edition account, its MPL Core collection). Marks are
- * written in the transaction of the change they mark and deleted in the refresher's transaction that rewrites the
- * document, so in one statement's snapshot a document without a pending mark is the rendering of the sources
- * that snapshot sees. Only single-owner assets are checked against their token accounts: the holder is rendered
- * for those alone (a fungible's document reads no token account; its mint's changes mark the id itself). With no
- * mark at all (an idle refresher) nothing but one probe of das_dirty runs.
+ * is pending that the refresher would resolve to this asset (`das_doc_stale`, migration 031: `resolveAssetIds` read
+ * backwards). Marks are written in the transaction of the change they mark and deleted in the refresher's
+ * transaction that rewrites the document, so in one statement's snapshot a document without a pending mark is the
+ * rendering of the sources that snapshot sees. With no mark at all (an idle refresher) only one probe of das_dirty
+ * runs and the function is never called.
  */
 export function docStaleSql(a: string): string {
-  return `(EXISTS (SELECT 1 FROM das_dirty) AND (
-      EXISTS (SELECT 1 FROM das_dirty d WHERE d.key = ${a}.id)
-   OR EXISTS (SELECT 1 FROM asset_accounts x JOIN das_dirty d ON d.key = x.address WHERE x.asset_id = ${a}.id)
-   OR EXISTS (SELECT 1 FROM tm_edition_mints em JOIN das_dirty d ON d.key = em.edition WHERE em.mint = ${a}.id)
-   OR EXISTS (SELECT 1 FROM asset_accounts x JOIN das_dirty d ON d.key = x.collection
-               WHERE x.address = ${a}.id AND x.kind IN ('core.asset', 'core.closed'))
-   OR (${a}.owner_type = 'single' AND EXISTS (SELECT 1 FROM token_accounts ta JOIN das_dirty d ON d.key = ta.address WHERE ta.mint = ${a}.id))))`;
+  return `(EXISTS (SELECT 1 FROM das_dirty) AND das_doc_stale(${a}.id, ${a}.owner_type))`;
 }
 
 /** A stored document as a read takes it: null `doc` or `stale` means "render from the sources". */
