@@ -4,7 +4,8 @@
  * `getSignatureStatuses` posted to `/fast` is passed through to the status RPC, so clients can follow what they sent.
  *
  * The API key is optional (`?api-key=` or X-Api-Key): when given it must be valid (401 otherwise) and the rate
- * limit counts per key; without one it counts per client IP. Over the limit: 429, `Retry-After`, JSON-RPC -32005.
+ * limit counts per key; without one it counts per client IP. A key that passed from a client IP is remembered for
+ * that IP for 1 s (expiry still checked on every request), so a revocation takes effect within a second. Over the limit: 429, `Retry-After`, JSON-RPC -32005.
  * Rejections are 400 with -32602 and a message naming the problem; nothing rejected is forwarded. Sender calls
  * cost no credits.
  */
@@ -14,6 +15,7 @@ import { SolgateError } from '../core/errors.js';
 import { senderOutcomes } from '../core/metrics.js';
 import type { Db } from '../store/db.js';
 import { createAuthenticator, presentedKey } from '../api/plugins/auth.js';
+import type { ApiKeyRecord } from '../store/keys.js';
 import { isRpcId, senderErrorBody } from '../api/wire/errors.js';
 import { admitTransaction, SenderRejection, type TipPolicy } from './validate.js';
 import type { Router, UpstreamResult } from './router.js';
@@ -82,6 +84,23 @@ export async function senderApi(app: FastifyInstance, deps: SenderDeps): Promise
   // Status lookups (confirmation polling) have their own, larger allowance: ten per allowed transaction.
   const statusLimiter = new RateLimiterMemory({ points: deps.rateLimitPerSecond * 10, duration: 1, keyPrefix: 'status' });
   const authenticate = deps.db ? createAuthenticator(deps.db, 'rpc') : null;
+  // Keys that passed, by the presented text and client IP (the allow-list), for KEY_TTL_MS: one database round trip
+  // per key, IP and second, not per request.
+  const KEY_TTL_MS = 1000;
+  const keys = new Map<string, { rec: ApiKeyRecord; until: number }>();
+  async function authenticated(req: FastifyRequest, key: string): Promise<ApiKeyRecord> {
+    const now = Date.now();
+    const id = `${req.ip}\u0000${key}`;
+    const hit = keys.get(id);
+    if (hit && hit.until > now && (!hit.rec.expiresAt || hit.rec.expiresAt.getTime() > now)) {
+      req.apiKey = hit.rec;
+      return hit.rec;
+    }
+    await authenticate!(req);
+    if (keys.size >= 10_000) keys.clear();
+    keys.set(id, { rec: req.apiKey!, until: now + KEY_TTL_MS });
+    return req.apiKey!;
+  }
 
   app.setErrorHandler(senderErrorHandler);
 
@@ -92,10 +111,8 @@ export async function senderApi(app: FastifyInstance, deps: SenderDeps): Promise
 
   async function limit(req: FastifyRequest, reply: FastifyReply, kind: 'send' | 'status' = 'send'): Promise<void> {
     let who = `ip:${req.ip}`;
-    if (presentedKey(req) !== undefined && authenticate) {
-      await authenticate(req);
-      who = `key:${req.apiKey!.id}`;
-    }
+    const key = presentedKey(req);
+    if (key !== undefined && authenticate) who = `key:${(await authenticated(req, key)).id}`;
     const points = kind === 'send' ? deps.rateLimitPerSecond : deps.rateLimitPerSecond * 10;
     try {
       const r = await (kind === 'send' ? limiter : statusLimiter).consume(who);
