@@ -106,7 +106,7 @@ export async function claimWebhook(q: Queryable, owner: string, leaseMs: number,
             d.id AS event_id, d.signature, d.slot, d.attempts, d.queued_at, d.raw, d.enhanced
        FROM got JOIN webhooks w ON w.id = got.webhook_id
        LEFT JOIN LATERAL (
-         SELECT e.id, e.signature, e.slot, e.attempts, e.queued_at, e.next_attempt_at, e.position, p.raw, p.enhanced
+         SELECT e.id, e.signature, e.slot, e.attempts, e.queued_at, e.next_attempt_at, e.position, ${PAYLOAD_COLUMNS('w.webhook_type')}
            FROM webhook_events e LEFT JOIN webhook_payloads p ON p.signature = e.signature
           WHERE e.webhook_id = got.webhook_id AND e.state = 'pending' AND e.next_attempt_at <= clock_timestamp()
           ORDER BY e.next_attempt_at, e.position
@@ -134,10 +134,18 @@ export interface DueEvent {
   slot: number;
   attempts: number;
   queuedAt: Date;
-  /** The payload (null when retention removed it). */
+  /**
+   * The payload (null when retention removed it). Only the text the webhook's type sends is read: for other than
+   * raw webhooks `raw` is '' when the payload is stored; for raw webhooks `enhanced` is null.
+   */
   raw: string | null;
   enhanced: string | null;
 }
+
+/** The payload columns of a due event for a webhook of type `typeSql` (see `DueEvent`): half the bytes read. */
+const PAYLOAD_COLUMNS = (typeSql: string) =>
+  `CASE WHEN ${typeSql} IN ('raw', 'rawDevnet') THEN p.raw WHEN p.signature IS NULL THEN NULL ELSE '' END AS raw,
+   CASE WHEN ${typeSql} IN ('raw', 'rawDevnet') THEN NULL ELSE p.enhanced END AS enhanced`;
 
 type DueRow = { event_id?: number | null; signature: string; slot: number; attempts: number; queued_at: Date; raw: string | null; enhanced: string | null };
 
@@ -147,17 +155,18 @@ const toDue = (r: Omit<DueRow, 'event_id'> & { id: number }): DueEvent => ({
 
 /**
  * A webhook's due events: earliest due first, then chain order (so first attempts go out in slot order); `exclude`:
- * event ids left out (attempted, their outcomes still being recorded).
+ * event ids left out (attempted, their outcomes still being recorded). With `webhookType`, only the payload text
+ * that type sends is read (see `DueEvent`).
  */
-export async function dueEvents(q: Queryable, webhookId: string, limit: number, exclude: readonly number[] = []): Promise<DueEvent[]> {
+export async function dueEvents(q: Queryable, webhookId: string, limit: number, exclude: readonly number[] = [], webhookType?: WebhookType): Promise<DueEvent[]> {
   const { rows } = await q.query<{ id: number; signature: string; slot: number; attempts: number; queued_at: Date; raw: string | null; enhanced: string | null }>(
-    `SELECT e.id, e.signature, e.slot, e.attempts, e.queued_at, p.raw, p.enhanced
+    `SELECT e.id, e.signature, e.slot, e.attempts, e.queued_at, ${webhookType ? PAYLOAD_COLUMNS('$4::text') : 'p.raw, p.enhanced'}
        FROM webhook_events e LEFT JOIN webhook_payloads p ON p.signature = e.signature
       WHERE e.webhook_id = $1 AND e.state = 'pending' AND e.next_attempt_at <= clock_timestamp()
         AND e.id <> ALL($3::int8[])
       ORDER BY e.next_attempt_at, e.position
       LIMIT $2`,
-    [webhookId, limit, exclude],
+    webhookType ? [webhookId, limit, exclude, webhookType] : [webhookId, limit, exclude],
   );
   return rows.map(toDue);
 }

@@ -320,7 +320,7 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
         const last = due.length < want || sent >= batch;
         if (!(await record(done, last)) || last) return;
         want = Math.min(batch - sent, chunk);
-        due = await dueEvents(o.db, w.id, want, recordingIds);
+        due = await dueEvents(o.db, w.id, want, recordingIds, w.webhookType);
       }
     } finally {
       keepConnection(w, conn);
