@@ -39,7 +39,7 @@ beforeAll(async () => {
   const poller = createRpcPoller({ url: net.url, commitment: 'confirmed', pollIntervalMs: 20, logger });
   const ctl = new AbortController();
   const run = ingester.run(poller, { startSlot: 0, signal: ctl.signal });
-  while (((await getCheckpoint(t.db)) ?? -1) < tip - 1) await sleep(20);
+  while (((await getCheckpoint(t.db)) ?? -1) < tip) await sleep(20);
   ctl.abort();
   await run;
   await poller.close();

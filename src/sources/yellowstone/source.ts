@@ -67,6 +67,8 @@ export interface YellowstoneSource extends BlockSource {
 }
 
 const FILTER = 'solgate';
+/** How servers word a `from_slot` they cannot replay (Yellowstone: "broadcast from N is not available"). */
+const REFUSED_FROM_SLOT = /not available|from_slot|out.of.range/i;
 
 // The package's typings are read as CommonJS (its default export under `.default`); Node loads its ES build, whose
 // default export is the client class itself.
@@ -143,7 +145,9 @@ export function createYellowstoneSource(opts: YellowstoneSourceOptions): Yellows
     outer?.addEventListener('abort', onOuterAbort, { once: true });
     const signal = ac.signal;
     let last = fromSlot - 1;
+    let client: Client | null = null;
     let resume = true;
+    let emptyResumes = 0;
     let failures = 0;
     try {
       while (!signal.aborted) {
@@ -152,8 +156,12 @@ export function createYellowstoneSource(opts: YellowstoneSourceOptions): Yellows
         let pinger: NodeJS.Timeout | null = null;
         const onAbort = () => stream?.destroy();
         try {
-          const client = new Client(opts.url, opts.token, undefined);
-          await client.connect();
+          // One client (one HTTP/2 channel, which reconnects by itself) for every subscription of this run.
+          if (!client) {
+            const c = new Client(opts.url, opts.token, undefined);
+            await c.connect();
+            client = c;
+          }
           const from = resume ? last + 1 : undefined;
           stream = await client.subscribe(subscribeRequest(commitment, from));
           signal.addEventListener('abort', onAbort, { once: true });
@@ -166,6 +174,7 @@ export function createYellowstoneSource(opts: YellowstoneSourceOptions): Yellows
             const block = normalizeGeyserBlock(update.block);
             delivered = true;
             failures = 0;
+            emptyResumes = 0;
             resume = true;
             if (block.slot <= last) {
               stats.duplicates++;
@@ -190,11 +199,16 @@ export function createYellowstoneSource(opts: YellowstoneSourceOptions): Yellows
         } catch (e) {
           if (signal.aborted) return;
           if (e instanceof FieldError || (e as Error)?.name === 'FieldError') throw e;
-          // A subscription that delivered nothing may have asked for a slot the server no longer holds: the next one
-          // starts at the live head and the gap below it is read over JSON-RPC.
-          if (!delivered && resume) resume = false;
+          // A subscription refused for its from_slot (the server no longer holds that slot), or two in a row that
+          // delivered nothing: the next one starts at the live head and the gap below it is read over JSON-RPC.
+          if (resume && !delivered) {
+            emptyResumes++;
+            if (REFUSED_FROM_SLOT.test(String((e as Error)?.message ?? e)) || emptyResumes >= 2) resume = false;
+          }
           failures++;
           stats.reconnects++;
+          // Repeated failures: a new client (a new channel) for the next attempt.
+          if (failures >= 3) client = null;
           const delay = Math.min(maxMs, baseMs * 2 ** Math.min(failures - 1, 16));
           log?.warn({ err: String((e as Error)?.message ?? e), lastSlot: last, retryInMs: delay }, 'yellowstone: stream failed; reconnecting');
           await sleep(delay, signal);

@@ -120,7 +120,7 @@ describe('Yellowstone gRPC source', () => {
     // The asset-program accounts read after each block (the NFTs' mints) came the same way.
     expect(source.stats.accountsFetched).toBeGreaterThan(0);
     expect(await tableDigests(viaStream.db)).toEqual(a);
-  }, 240_000);
+  }, 480_000);
 
   it('live, through dropped blocks, a disconnect, a lagging consumer and a pause past the replay window: every block once, in order', async () => {
     await net.close();
