@@ -98,31 +98,30 @@ export function createDriftDetector(o: DriftOptions): DriftDetector {
     const byAddress = new Map(states.map((s) => [s.pubkey, s]));
     const [indexedBalances, indexedTokens] = await Promise.all([readBalances(o.db, balances), readTokenAccounts(o.db, tokens)]);
     const repair = new Map<string, AccountUpdate>();
-    for (const address of balances) {
-      const row = indexedBalances.get(address);
+    /** The cluster's state of a sampled row that can be judged (its last indexed change at or before that state). */
+    const judge = (row: { pos: number } | undefined, address: string, kind: DriftMismatch['kind']): AccountUpdate | null => {
       const state = byAddress.get(address)!;
-      if (!row) continue;
+      if (!row) return null;
       if (row.pos > accountPos(state.slot)) {
         report.skipped++;
-        continue;
+        return null;
       }
       report.checked++;
-      driftChecked.inc({ kind: 'sol_balance' });
-      if (row.lamports !== state.lamports) {
+      driftChecked.inc({ kind });
+      return state;
+    };
+    for (const address of balances) {
+      const row = indexedBalances.get(address);
+      const state = judge(row, address, 'sol_balance');
+      if (row && state && row.lamports !== state.lamports) {
         report.mismatches.push({ kind: 'sol_balance', address, slot: state.slot, indexed: { lamports: String(row.lamports) }, cluster: { lamports: String(state.lamports) } });
         repair.set(address, state);
       }
     }
     for (const address of tokens) {
       const row = indexedTokens.get(address);
-      const state = byAddress.get(address)!;
-      if (!row) continue;
-      if (row.pos > accountPos(state.slot)) {
-        report.skipped++;
-        continue;
-      }
-      report.checked++;
-      driftChecked.inc({ kind: 'token_account' });
+      const state = judge(row, address, 'token_account');
+      if (!row || !state) continue;
       const decoded = decodeTokenProgramAccount(state);
       const cluster = decoded?.kind === 'account'
         ? { mint: decoded.mint, owner: decoded.owner, amount: String(decoded.amount), closed: false }

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import pg from 'pg';
+import { sleepUnlessAborted } from '../core/sleep.js';
 
 /** A held lock; `release` ends its connection. */
 export interface HeldLock {
@@ -76,15 +77,7 @@ export async function waitAdvisoryLock(
     } catch (err) {
       o.onError?.(err);
     }
-    await new Promise<void>((resolve) => {
-      const t = setTimeout(done, pollMs);
-      function done() {
-        clearTimeout(t);
-        o.signal.removeEventListener('abort', done);
-        resolve();
-      }
-      o.signal.addEventListener('abort', done, { once: true });
-    });
+    await sleepUnlessAborted(pollMs, o.signal);
   }
   return null;
 }

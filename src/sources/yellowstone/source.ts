@@ -18,6 +18,7 @@ import type { Logger } from 'pino';
 import YellowstoneClient, { CommitmentLevel, type SubscribeRequest, type SubscribeUpdate } from '@triton-one/yellowstone-grpc';
 import type { Block } from '../../core/model.js';
 import { ingestGapsDetected } from '../../core/metrics.js';
+import { sleepUnlessAborted } from '../../core/sleep.js';
 import { fetchAccountsAtSlot, selectAccountsToFetch } from '../account-fetch.js';
 import { FieldError } from '../fields.js';
 import { createRpcClient, type PollerCommitment } from '../rpc-client.js';
@@ -211,7 +212,7 @@ export function createYellowstoneSource(opts: YellowstoneSourceOptions): Yellows
           if (failures >= 3) client = null;
           const delay = Math.min(maxMs, baseMs * 2 ** Math.min(failures - 1, 16));
           log?.warn({ err: String((e as Error)?.message ?? e), lastSlot: last, retryInMs: delay }, 'yellowstone: stream failed; reconnecting');
-          await sleep(delay, signal);
+          await sleepUnlessAborted(delay, signal);
         } finally {
           if (pinger) clearInterval(pinger);
           signal.removeEventListener('abort', onAbort);
@@ -232,19 +233,6 @@ export function createYellowstoneSource(opts: YellowstoneSourceOptions): Yellows
       await Promise.all([rpc.close(), filler.close()]);
     },
   };
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 }
 
 function redact(url: string): string {
