@@ -10,6 +10,7 @@ export function deliveryOptions(config: Config, db: Db, logger?: Logger): Delive
     logger,
     concurrency: config.webhookConcurrency,
     timeoutMs: config.webhookTimeoutMs,
+    pipelining: config.webhookPipelining,
     retry: { baseMs: config.webhookRetryBaseMs, maxMs: config.webhookRetryMaxMs, windowMs: config.webhookRetryWindowSeconds * 1000 },
     deactivation: {
       failureRate: config.webhookDeactivateFailureRate,
