@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { ReplayRecord } from './replay.js';
+import type { ReplayRecord } from './replay-record.js';
 
 export interface DecodePool {
   /** The records of `file`, decoded by a worker (rejects with an Error naming the file, as readRecords does). */

@@ -28,6 +28,7 @@ import {
 } from './normalize-rpc.js';
 import type { AccountSource, BlockSource } from './source.js';
 import { createDecodePool } from './replay-decode-pool.js';
+import type { ReplayRecord } from './replay-record.js';
 
 /** One step of a replay, in the order it must be applied. */
 export type ReplayItem =
@@ -64,12 +65,8 @@ export interface ReplayOptions {
 }
 
 /** One record of a file, decoded (what readRecords returns). */
-export type ReplayRecord = RecordItem;
-
-type RecordItem =
-  | { kind: 'tx'; tx: NormalizedTx }
-  | { kind: 'block'; block: Block }
-  | { kind: 'account'; account: AccountUpdate };
+export type { ReplayRecord };
+type RecordItem = ReplayRecord;
 
 /**
  * Creates a replay source over files and directories. Nothing is read until iteration starts; files are read
