@@ -1,6 +1,7 @@
 /** `solgate ingest` (follow a cluster) and `solgate replay` (ingest recorded files, then exit). */
 import { availableParallelism } from 'node:os';
 import { openRuntime } from './runtime.js';
+import { sleepUnlessAborted } from '../core/sleep.js';
 import { createIngester } from '../ingest/pipeline.js';
 import { replayInto } from '../ingest/replay.js';
 import { createChainSource } from '../sources/chain-source.js';
@@ -100,15 +101,7 @@ export async function followWithRetries(
       failures++;
       o.logger?.error({ err: e }, `ingest: failed; retrying from the checkpoint in ${pause} ms`);
       o.onRetry?.(e);
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(done, pause);
-        function done() {
-          clearTimeout(t);
-          o.signal.removeEventListener('abort', done);
-          resolve();
-        }
-        o.signal.addEventListener('abort', done, { once: true });
-      });
+      await sleepUnlessAborted(pause, o.signal);
       pause = Math.min(pause * 2, max);
     }
   }

@@ -4,8 +4,6 @@
  */
 import { UsageError } from './usage-error.js';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
-import type { Logger } from 'pino';
 import { StartupError } from '../core/errors.js';
 import { probeClusterRpc, redactUrl } from '../sources/rpc-probe.js';
 import { redactDatabaseUrl } from '../store/db.js';
@@ -42,7 +40,8 @@ import { createBackfiller, type Backfiller } from '../ingest/backfill.js';
 import { getCheckpoint } from '../store/chain.js';
 import { startDemoChain, type DemoChain } from './demo-chain.js';
 import { demoSnapshotDir, fundTipAccounts, printDemoBanner } from './serve-demo.js';
-import { getTipSlot } from './ingest.js';
+import { followWithRetries, getTipSlot } from './ingest.js';
+import { checkPortFree, listenError, loopbackUrl } from './listen.js';
 import { upsertIdentities } from '../store/identities.js';
 import { createOffchainFetcher, offchainConfig } from '../offchain/fetcher.js';
 import { createProverClient } from '../api/zk/prover.js';
@@ -216,7 +215,8 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
           await f?.close();
         },
       },
-      (signal) => followForever(ing, source, { startSlot, signal, logger, beforeLive }),
+      // A failed run is logged and retried from the checkpoint after a pause (1 s doubling to 30 s).
+      (signal) => followWithRetries(() => ing.run(source, { startSlot, signal, beforeLive }), { signal, logger, minMs: 1000, maxMs: 30_000 }).then(() => {}),
     );
   }
 
@@ -375,50 +375,4 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
   for (const c of closers.reverse()) await c().catch(() => {});
   await db.close();
   return 0;
-}
-
-/** Runs ingestion until aborted; a failure is logged and retried from the checkpoint after a pause. */
-async function followForever(
-  ingester: Ingester,
-  poller: ChainSource,
-  o: { startSlot?: number; signal: AbortSignal; logger: Logger; beforeLive?: (from: number, signal: AbortSignal) => Promise<void> },
-): Promise<void> {
-  let pause = 1000;
-  while (!o.signal.aborted) {
-    try {
-      await ingester.run(poller, { startSlot: o.startSlot, signal: o.signal, beforeLive: o.beforeLive });
-      pause = 1000;
-    } catch (e) {
-      if (o.signal.aborted) break;
-      o.logger.error({ err: e }, `ingest: failed; retrying from the checkpoint in ${pause} ms`);
-      await new Promise((r) => setTimeout(r, pause));
-      pause = Math.min(pause * 2, 30_000);
-    }
-  }
-}
-
-/** Fails (StartupError) when `port` on `host` cannot be bound, before anything else starts. Port 0 always binds. */
-async function checkPortFree(port: number, host: string): Promise<void> {
-  if (port === 0) return;
-  await new Promise<void>((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', (err) => reject(listenError(err, port, host)));
-    srv.listen({ port, host, exclusive: true }, () => srv.close(() => resolve()));
-  });
-}
-
-function listenError(err: unknown, port: number, host: string): Error {
-  const code = (err as NodeJS.ErrnoException).code;
-  if (code === 'EADDRINUSE')
-    return new StartupError(`port ${port} on ${host} is already in use (another solgate or another server?): stop it, or set PORT to a free port`, { cause: err });
-  if (code === 'EACCES') return new StartupError(`not allowed to listen on port ${port} (${code}): use a port above 1023 (PORT) or run with the needed rights`, { cause: err });
-  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') return new StartupError(`cannot listen on HOST ${host} (${code}): use an address of this machine, e.g. 0.0.0.0 or 127.0.0.1`, { cause: err });
-  return err as Error;
-}
-
-/** The URL a process on this machine reaches the server at (a wildcard bind address becomes loopback). */
-function loopbackUrl(addr: ReturnType<import('node:net').Server['address']>, host: string): string {
-  const port = typeof addr === 'object' && addr ? addr.port : 0;
-  const h = host === '0.0.0.0' || host === '' ? '127.0.0.1' : host === '::' ? '[::1]' : host.includes(':') ? `[${host}]` : host;
-  return `http://${h}:${port}`;
 }

@@ -9,14 +9,12 @@ import type { Db } from '../store/db.js';
 import { writeUpdates, writeUpdatesInTx } from '../store/write-block.js';
 import { getIndexOrigin, recordIndexOrigin } from '../store/coverage.js';
 import { getCheckpoint, notifyBlocksWritten } from '../store/chain.js';
-import { queryMintDecimals, queryTokenAccountInfo } from '../store/tokens.js';
 import type { BlockUpdate } from '../store/block-update.js';
 import { parseTransaction } from '../parsers/registry.js';
 import type { BlockSource } from '../sources/source.js';
-import { foldBlock, tokenAccountsNeeded, type FoldContext, type ParsedTx } from './fold-block.js';
+import { type FoldContext, type ParsedTx } from './fold-block.js';
+import { foldWithCnft, historyBlocks, lookupContext } from './pipeline-prepare.js';
 import { foldAccounts } from './fold-accounts.js';
-import { cnftRows } from './fold-cnft.js';
-import { BUBBLEGUM_PROGRAM, parseBubblegumTransaction } from '../parsers/bubblegum/index.js';
 import { createAssetIndexer } from './asset-index.js';
 import { mergeZkPending, type ZkPending } from './fold-zk.js';
 import type { TreeAccountFetcher } from './light-trees.js';
@@ -112,30 +110,6 @@ interface Prepared {
   zk: ZkPending;
   /** Webhook outbox rows, written with the batch. */
   webhooks: Matches;
-}
-
-/** The block's update: its transactions folded, plus the compressed-NFT rows of those that invoke Bubblegum. */
-function foldWithCnft(b: Block, parsed: ParsedTx[], ctx: FoldContext): BlockUpdate {
-  const u = foldBlock(b, parsed, ctx);
-  const bubblegum = parsed.filter(({ tx }) => tx.accountKeys.includes(BUBBLEGUM_PROGRAM));
-  const cnft = cnftRows(bubblegum.map(({ tx }) => ({ tx, events: parseBubblegumTransaction(tx) })));
-  u.cnftAssets.push(...cnft.assets);
-  u.cnftNodes.push(...cnft.nodes);
-  u.cnftSignatures.push(...cnft.signatures);
-  return u;
-}
-
-/** Historical transactions as one pseudo-block per slot (their position in the slot is unknown). */
-function historyBlocks(txs: NormalizedTx[]): Block[] {
-  const bySlot = new Map<number, NormalizedTx[]>();
-  for (const tx of txs) {
-    const list = bySlot.get(tx.slot);
-    if (list) list.push(tx);
-    else bySlot.set(tx.slot, [tx]);
-  }
-  return [...bySlot].map(([slot, list]) => ({
-    slot, parentSlot: null, blockhash: null, previousBlockhash: null, blockTime: list[0].blockTime, blockHeight: null, transactions: list,
-  }));
 }
 
 /** Slots of priority-fee samples kept behind the newest block (the estimator looks back at most 150), and how often old ones go. */
@@ -388,17 +362,3 @@ export function createIngester(db: Db, logger?: Logger, opts: IngesterOptions = 
 
 /** Lets pending I/O callbacks (SQL responses) run before continuing. */
 const yieldToEventLoop = () => new Promise<void>((r) => setImmediate(r));
-
-/**
- * Owners/mints of token accounts that events name but transaction meta does not describe. `before` (an earlier
- * batch's write) is awaited before querying, and only when there is something to look up.
- */
-async function lookupContext(db: Db, parsed: ParsedTx[], before?: Promise<unknown> | null): Promise<FoldContext> {
-  const need = [...new Set(parsed.flatMap(tokenAccountsNeeded))];
-  if (!need.length) return { tokenAccounts: new Map(), mintDecimals: new Map() };
-  if (before) await before;
-  const tokenAccounts = await queryTokenAccountInfo(db, need);
-  const mints = [...new Set([...tokenAccounts.values()].flatMap((t) => (t.mint && t.decimals == null ? [t.mint] : [])))];
-  const mintDecimals = await queryMintDecimals(db, mints);
-  return { tokenAccounts, mintDecimals };
-}

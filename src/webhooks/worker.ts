@@ -20,6 +20,7 @@
  * then delivered by another worker (at least once, same event id); so are pipelined POSTs whose connection broke
  * before their answer (sent again by the HTTP client or a later attempt).
  */
+import { sleepUnlessAborted } from '../core/sleep.js';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
@@ -83,16 +84,6 @@ export interface DeliveryWorker {
   readonly stats: { delivered: number; failedAttempts: number; gaveUp: number; deactivated: number };
 }
 
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 
 /** The body of one delivery, or the reason none can be built (a permanent failure). */
 export function deliveryBody(w: Pick<ClaimedWebhook, 'webhookType'>, e: Pick<DueEvent, 'raw' | 'enhanced'>, explorerTxUrl?: string): { body: string } | { error: string } {
@@ -348,10 +339,10 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
       } catch (err) {
         if (ctl.signal.aborted) return;
         log?.error({ err, webhook: w?.id }, 'webhook delivery loop error');
-        await sleep(1000, ctl.signal);
+        await sleepUnlessAborted(1000, ctl.signal);
         continue;
       }
-      if (!w) await sleep(pollMs, AbortSignal.any([ctl.signal, idle]));
+      if (!w) await sleepUnlessAborted(pollMs, AbortSignal.any([ctl.signal, idle]));
     }
   }
 
@@ -365,7 +356,7 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
       } catch (err) {
         if (!ctl.signal.aborted) log?.warn({ err }, 'webhook retention clean-up failed');
       }
-      await sleep(10 * 60_000, ctl.signal);
+      await sleepUnlessAborted(10 * 60_000, ctl.signal);
     }
   }
 
