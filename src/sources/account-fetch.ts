@@ -223,3 +223,15 @@ export async function fetchAccounts(
     if (!opts.client) await client.close();
   }
 }
+
+/**
+ * Reads, at the block's slot or later, the accounts its transactions wrote for the asset programs and sets them as
+ * `block.accounts` (left unset when there are none); returns how many were read. What every live source does after
+ * a block, so the poller and the gRPC stream write the same rows.
+ */
+export async function attachBlockAccounts(client: RpcClient, block: Block, opts: FetchAtSlotOptions): Promise<number> {
+  const wanted = selectAccountsToFetch(block);
+  if (!wanted.length) return 0;
+  block.accounts = await fetchAccountsAtSlot(client, block.slot, wanted, opts);
+  return block.accounts.length;
+}

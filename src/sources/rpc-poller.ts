@@ -23,7 +23,7 @@
  */
 import type { Logger } from 'pino';
 import type { Block } from '../core/model.js';
-import { fetchAccountsAtSlot, selectAccountsToFetch } from './account-fetch.js';
+import { attachBlockAccounts } from './account-fetch.js';
 import { normalizeRpcBlock } from './normalize-rpc.js';
 import {
   createRpcClient,
@@ -181,11 +181,7 @@ export function createRpcPoller(opts: RpcPollerOptions): RpcPoller {
     if (fetchAccountsOn) {
       // Within the prefetch window too: the state is as of the response's slot (>= this block), and account rows
       // are guarded by that slot, so fetching ahead of the ingester is safe.
-      const wanted = selectAccountsToFetch(block);
-      if (wanted.length) {
-        block.accounts = await fetchAccountsAtSlot(client, slot, wanted, { commitment, signal });
-        stats.accountsFetched += block.accounts.length;
-      }
+      stats.accountsFetched += await attachBlockAccounts(client, block, { commitment, signal });
     }
     stats.blocksFetched++;
     return block;

@@ -19,7 +19,7 @@ import YellowstoneClient, { CommitmentLevel, type SubscribeRequest, type Subscri
 import type { Block } from '../../core/model.js';
 import { ingestGapsDetected } from '../../core/metrics.js';
 import { sleepUnlessAborted } from '../../core/sleep.js';
-import { fetchAccountsAtSlot, selectAccountsToFetch } from '../account-fetch.js';
+import { attachBlockAccounts } from '../account-fetch.js';
 import { FieldError } from '../fields.js';
 import { createRpcClient, type PollerCommitment } from '../rpc-client.js';
 import { createRpcPoller } from '../rpc-poller.js';
@@ -129,12 +129,7 @@ export function createYellowstoneSource(opts: YellowstoneSourceOptions): Yellows
   }
 
   async function withAccounts(block: Block, signal: AbortSignal): Promise<Block> {
-    if (!fetchAccountsOn) return block;
-    const wanted = selectAccountsToFetch(block);
-    if (wanted.length) {
-      block.accounts = await fetchAccountsAtSlot(rpc, block.slot, wanted, { commitment, signal });
-      stats.accountsFetched += block.accounts.length;
-    }
+    if (fetchAccountsOn) stats.accountsFetched += await attachBlockAccounts(rpc, block, { commitment, signal });
     return block;
   }
 
