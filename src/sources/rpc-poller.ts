@@ -181,7 +181,9 @@ export function createRpcPoller(opts: RpcPollerOptions): RpcPoller {
     if (fetchAccountsOn) {
       // Within the prefetch window too: the state is as of the response's slot (>= this block), and account rows
       // are guarded by that slot, so fetching ahead of the ingester is safe.
-      stats.accountsFetched += await attachBlockAccounts(client, block, { commitment, signal });
+      // Read first, then added: `x += await …` would add to the value read before the await (prefetches overlap).
+      const read = await attachBlockAccounts(client, block, { commitment, signal });
+      stats.accountsFetched += read;
     }
     stats.blocksFetched++;
     return block;

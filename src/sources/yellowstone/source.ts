@@ -129,7 +129,10 @@ export function createYellowstoneSource(opts: YellowstoneSourceOptions): Yellows
   }
 
   async function withAccounts(block: Block, signal: AbortSignal): Promise<Block> {
-    if (fetchAccountsOn) stats.accountsFetched += await attachBlockAccounts(rpc, block, { commitment, signal });
+    if (fetchAccountsOn) {
+      const read = await attachBlockAccounts(rpc, block, { commitment, signal });
+      stats.accountsFetched += read;
+    }
     return block;
   }
 
