@@ -19,6 +19,9 @@
  *   parse + fold (no database), and the SQL write of `ingester.ingestBlocks` (into a second throwaway database,
  *   every statement timed).
  *
+ * After the CLI run it reports the bytes on disk per table and index per non-vote transaction and their projection
+ * at mainnet's rate (bench/lib/storage.ts).
+ *
  *   npm run bench -- replay [--copies 100] [--batch 8] [--no-split] [--cpu-prof DIR] [--root DIR] [--baseline-root DIR]
  */
 import { spawn } from 'node:child_process';
@@ -37,6 +40,7 @@ import { mergeUpdates } from '../src/store/write-block.js';
 import { numberFlag, parseFlags } from './lib/args.js';
 import { countRows, createBenchDb } from './lib/db.js';
 import { fmt, REPO_ROOT, table, writeResult } from './lib/report.js';
+import { measureStorage, storageRows, type StorageReport } from './lib/storage.js';
 import { timeDb } from './lib/timed-db.js';
 
 export const description = 'solgate replay of N copies of a real mainnet block → PostgreSQL; non-vote tx/s vs mainnet (≈1,050/s)';
@@ -68,6 +72,8 @@ export interface ReplayBenchResult {
   split: null | { readJson: Stage; normalize: Stage; parseFold: Stage; sqlWrite: Stage; inProcessTotal: Stage };
   statements: { label: string; calls: number; ms: number }[];
   rows: Record<string, number>;
+  /** Bytes on disk per table and index after the CLI run, per non-vote transaction, projected to mainnet. */
+  storage: StorageReport;
   rowsAfterRereplay: Record<string, number>;
   node: string;
   timestamp: string;
@@ -178,6 +184,7 @@ export async function run(argv: string[] = []): Promise<ReplayBenchResult> {
     log(`replay: CLI, ${copies} copies: ${fmt(full.ms / 1000)} s — ${full.stdout}`);
     const rows = await countRows(main.db, TABLES);
     if (rows.transactions !== nonVote) log(`replay: WARNING ${rows.transactions} transaction rows, expected ${nonVote}`);
+    const storage = await measureStorage(main.db, nonVote, MAINNET_NON_VOTE_TPS);
 
     // 4. Again on the same files: a replay of what is there must change nothing.
     const again = await runCli(root, dir, main.url as string);
@@ -252,6 +259,7 @@ export async function run(argv: string[] = []): Promise<ReplayBenchResult> {
       split,
       statements,
       rows,
+      storage,
       rowsAfterRereplay,
       node: process.version,
       timestamp: new Date().toISOString(),
@@ -296,6 +304,10 @@ function printReport(r: ReplayBenchResult): void {
     log('\nSQL statements of the in-process split:');
     log(table(['statement', 'calls', 'total ms', 'ms/call'], r.statements.map((s) => [s.label, s.calls, s.ms, s.ms / s.calls])));
   }
+  const st = r.storage;
+  log(`\nStorage after the CLI run (bytes on disk, partitions summed; per non-vote tx; "state" tables hold one row per account and do not grow with time — copies of one block touch the same accounts, so their figure is no projection):`);
+  log(table(['relation', 'kind', 'MB', 'bytes/tx', ''], storageRows(st)));
+  log(`history tables: ${fmt(st.historyBytesPerTx)} bytes per non-vote tx → at ${fmt(st.projection.txPerSec)} non-vote tx/s ${fmt(st.projection.gbPerDay)} GB/day, ${fmt(st.projection.gbPer30Days)} GB per 30 days, ${fmt(st.projection.gbPer90Days)} GB per 90 days (state tables here: ${fmt(st.stateBytes / 1e6)} MB)`);
   log('\nRows per table after the CLI run:');
   log(table(['table', 'rows'], Object.entries(r.rows).map(([t, n]) => [t, n])));
 }

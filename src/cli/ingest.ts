@@ -135,7 +135,7 @@ export async function runReplay(paths: string[], opts: { lightTrees?: string; sl
       decodeWorkers: Math.max(1, Math.min(4, availableParallelism() - 1)),
       fetchAccounts: rpcUrl ? (keys) => fetchAccounts(rpcUrl, keys, { commitment: rt.config.commitment }) : undefined,
     });
-    console.log(`replayed ${r.files} files: ${r.transactions} transactions in ${r.blocks} blocks, ${r.accounts} account updates; checkpoint slot ${r.checkpoint}`);
+    console.log(`replayed ${r.files} files: ${r.transactions} transactions in ${r.blocks} blocks, ${r.accounts} account updates${r.skipped ? ` (${r.skipped} blocks already indexed, skipped)` : ''}; checkpoint slot ${r.checkpoint}`);
   } finally {
     await rt.db.close();
   }

@@ -4,12 +4,13 @@
  * Consecutive blocks are written in batches (up to `maxBatch` blocks per SQL transaction), pipelined as in live
  * mode: while one batch is being written, the next files are read and decoded and the next batch is parsed and
  * folded. Writes stay strictly in input order, and an account batch is written only after every block before it
- * has committed. Guards make re-running any input a no-op.
+ * has committed. Guards make re-running any input a no-op; a whole block (a `getBlock` record) whose slot and
+ * blockhash are already stored is not written again at all (a replay of what is there costs the reading only).
  */
 import type { Logger } from 'pino';
 import type { Block } from '../core/model.js';
 import type { Db } from '../store/db.js';
-import { getCheckpoint } from '../store/chain.js';
+import { getCheckpoint, writtenBlockHashes } from '../store/chain.js';
 import { createReplaySource, type ReplayOptions } from '../sources/replay.js';
 import { createIngester, type IngesterOptions } from './pipeline.js';
 
@@ -18,6 +19,8 @@ export interface ReplayResult {
   blocks: number;
   transactions: number;
   accounts: number;
+  /** Whole blocks skipped because the store already holds them (same slot and blockhash). */
+  skipped: number;
   checkpoint: number | null;
 }
 
@@ -36,12 +39,21 @@ export async function replayInto(db: Db, paths: string[], logger?: Logger, opts:
   // Signatures of the batch: a block repeating one (a record replayed twice, or at another slot) starts a new
   // batch, so that duplicates are applied one write after the other exactly as without batching.
   let signatures = new Set<string>();
+  let skipped = 0;
   const pushBatch = async () => {
     if (!batch.length) return;
-    const blocks = batch;
+    let blocks = batch;
     batch = [];
     signatures = new Set();
-    await writer.push(blocks);
+    // Blocks already committed are dropped (a block still in flight is not seen here; its rewrite is a no-op).
+    const whole = blocks.filter((b) => b.blockhash !== null).map((b) => b.slot);
+    if (whole.length) {
+      const stored = await writtenBlockHashes(db, whole);
+      const kept = blocks.filter((b) => b.blockhash === null || stored.get(b.slot) !== b.blockhash);
+      skipped += blocks.length - kept.length;
+      blocks = kept;
+    }
+    if (blocks.length) await writer.push(blocks);
   };
   const repeats = (b: Block) => b.transactions.some((t) => signatures.has(t.signature));
   try {
@@ -69,6 +81,7 @@ export async function replayInto(db: Db, paths: string[], logger?: Logger, opts:
     blocks: ingester.stats.blocks,
     transactions: ingester.stats.transactions,
     accounts: ingester.stats.accounts,
+    skipped,
     checkpoint: await getCheckpoint(db),
   };
 }

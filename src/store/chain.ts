@@ -124,6 +124,17 @@ export async function notifyBlocksWritten(q: Queryable): Promise<void> {
   await q.query(`SELECT pg_notify('${BLOCKS_CHANNEL}', '')`);
 }
 
+/**
+ * Which of `slots` hold a block row, as slot → blockhash. A block row is written in the same transaction as every
+ * other row of its block (live, replay, or a whole-block history write), so a stored (slot, blockhash) means the
+ * block is applied.
+ */
+export async function writtenBlockHashes(q: Queryable, slots: readonly number[]): Promise<Map<number, string | null>> {
+  if (!slots.length) return new Map();
+  const { rows } = await q.query<{ slot: string | number; blockhash: string | null }>('SELECT slot, blockhash FROM blocks WHERE slot = ANY($1::bigint[])', [slots]);
+  return new Map(rows.map((r) => [Number(r.slot), r.blockhash]));
+}
+
 /** The highest slot fully written, or null before anything was ingested. */
 export async function getCheckpoint(q: Queryable): Promise<number | null> {
   const { rows } = await q.query<{ slot: number }>('SELECT slot FROM ingest_checkpoint WHERE id = $1', [CHECKPOINT_ID]);

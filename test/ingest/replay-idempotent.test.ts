@@ -50,3 +50,38 @@ describe('replay of recorded transactions', () => {
     }
   });
 });
+
+describe('replay of recorded mainnet blocks', () => {
+  const BLOCKS = join(import.meta.dirname, '..', 'fixtures', 'photon-blocks');
+  const blockFiles = [join(BLOCKS, 'index_block_metadata', '254170887'), join(BLOCKS, 'get_lanon_voting_signatures', '270893658')];
+
+  it('skips whole blocks already indexed (same slot and blockhash) on a second pass, leaving every table identical', async () => {
+    const t = await createTestDb();
+    try {
+      const first = await replayInto(t.db, blockFiles);
+      expect(first.skipped).toBe(0);
+      expect(first.blocks).toBe(2);
+      expect(first.transactions).toBeGreaterThan(400);
+      const d1 = await tableDigests(t.db);
+      const second = await replayInto(t.db, blockFiles);
+      expect(second.skipped).toBe(2);
+      expect(second.blocks).toBe(0);
+      expect(second.transactions).toBe(0);
+      expect(second.checkpoint).toBe(first.checkpoint);
+      expect(await tableDigests(t.db)).toEqual(d1);
+      // A block not yet stored among stored ones is still written.
+      const other = await createTestDb();
+      try {
+        await replayInto(other.db, [blockFiles[0]]);
+        const mixed = await replayInto(other.db, blockFiles);
+        expect(mixed.skipped).toBe(1);
+        expect(mixed.blocks).toBe(1);
+        expect(await tableDigests(other.db)).toEqual(d1);
+      } finally {
+        await other.drop();
+      }
+    } finally {
+      await t.drop();
+    }
+  });
+});
