@@ -40,13 +40,15 @@ export interface StorageReport {
 export async function measureStorage(db: Db, nonVoteTransactions: number, txPerSec: number): Promise<StorageReport> {
   const { rows: tables } = await db.query<{ name: string; table_bytes: string }>(
     `SELECT c.relname AS name,
-            (SELECT coalesce(sum(pg_table_size(t.relid)), 0) FROM pg_partition_tree(c.oid) t)::text AS table_bytes
+            (CASE WHEN c.relkind = 'p' THEN (SELECT coalesce(sum(pg_table_size(t.relid)), 0) FROM pg_partition_tree(c.oid) t)
+                  ELSE pg_table_size(c.oid) END)::text AS table_bytes
        FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
       WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') AND NOT c.relispartition`,
   );
   const { rows: indexes } = await db.query<{ tbl: string; name: string; bytes: string }>(
     `SELECT t.relname AS tbl, i.relname AS name,
-            (SELECT coalesce(sum(pg_relation_size(p.relid)), 0) FROM pg_partition_tree(i.oid) p)::text AS bytes
+            (CASE WHEN i.relkind = 'I' THEN (SELECT coalesce(sum(pg_relation_size(p.relid)), 0) FROM pg_partition_tree(i.oid) p)
+                  ELSE pg_relation_size(i.oid) END)::text AS bytes
        FROM pg_index x
        JOIN pg_class i ON i.oid = x.indexrelid
        JOIN pg_class t ON t.oid = x.indrelid
