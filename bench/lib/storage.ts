@@ -80,13 +80,27 @@ export async function measureStorage(db: Db, nonVoteTransactions: number, txPerS
 
 const round1 = (x: number) => Math.round(x * 10) / 10;
 
-/** Rows for a report table: one per table, then one per index under it. */
-export function storageRows(r: StorageReport): (string | number)[][] {
-  const per = (b: number) => (b / Math.max(1, r.nonVoteTransactions)).toFixed(0);
+/**
+ * Rows for a report table: one per table, then one per index under it; relations and indexes under `minPerTx` bytes
+ * per transaction are summed into one closing row.
+ */
+export function storageRows(r: StorageReport, minPerTx = 5): (string | number)[][] {
+  const n = Math.max(1, r.nonVoteTransactions);
+  const per = (b: number) => (b / n).toFixed(0);
   const out: (string | number)[][] = [];
+  let restBytes = 0;
+  let rest = 0;
   for (const rel of r.relations) {
-    out.push([rel.name, rel.kind, (rel.totalBytes / 1e6).toFixed(1), per(rel.totalBytes), `heap+toast ${per(rel.tableBytes)}`]);
-    for (const i of rel.indexes) out.push([`  ${i.name}`, '', (i.bytes / 1e6).toFixed(1), per(i.bytes), 'index']);
+    if (rel.totalBytes / n < minPerTx) {
+      restBytes += rel.totalBytes;
+      rest++;
+      continue;
+    }
+    out.push([rel.name, rel.kind, (rel.totalBytes / 1e6).toFixed(1), per(rel.totalBytes), `table ${per(rel.tableBytes)}`]);
+    for (const i of rel.indexes) {
+      if (i.bytes / n >= minPerTx) out.push([`  ${i.name}`, '', (i.bytes / 1e6).toFixed(1), per(i.bytes), 'index']);
+    }
   }
+  if (rest) out.push([`${rest} other tables with their indexes`, '', (restBytes / 1e6).toFixed(1), per(restBytes), `each < ${minPerTx} bytes/tx`]);
   return out;
 }
