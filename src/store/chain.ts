@@ -8,6 +8,9 @@ import type { AddressLinkRow, BalanceChange, BlockRow, TxRow } from './block-upd
 
 const CHECKPOINT_ID = 'chain';
 
+/** The checkpoint as a scalar subquery: a read statement selects it beside its rows (one snapshot, one round trip). */
+export const CHECKPOINT_SLOT_SQL = `(SELECT slot FROM ingest_checkpoint WHERE id = '${CHECKPOINT_ID}')`;
+
 export function blocksStatement(rows: BlockRow[]): Statement | null {
   return bulkInsertStatement(
     'blocks',

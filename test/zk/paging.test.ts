@@ -191,3 +191,24 @@ describe('balances and multiple accounts', () => {
     expect((v2.result as { value: { items: { proveByIndex: boolean }[] } }).value.items[0].proveByIndex).toBe(true);
   });
 });
+
+describe('the context slot of token-account pages', () => {
+  it('is the indexed slot, read in the page statement when it has rows and on its own when it has none', async () => {
+    await ta.t.db.query(`INSERT INTO ingest_checkpoint (id, slot) VALUES ('chain', 4242) ON CONFLICT (id) DO UPDATE SET slot = 4242`);
+    const nobody = synth('paging:nobody');
+    const calls: [string, Record<string, string>, boolean][] = [
+      ['getCompressedTokenAccountsByOwner', { owner: OWNER }, true],
+      ['getCompressedTokenAccountsByOwnerV2', { owner: OWNER }, true],
+      ['getCompressedTokenAccountsByDelegate', { delegate: DELEGATE }, true],
+      ['getCompressedTokenAccountsByDelegateV2', { delegate: DELEGATE }, true],
+      ['getCompressedTokenAccountsByOwner', { owner: nobody }, false],
+      ['getCompressedTokenAccountsByDelegateV2', { delegate: nobody }, false],
+    ];
+    for (const [method, params, some] of calls) {
+      const r = await callRpc(ta, method, params);
+      const res = r.result as { context: { slot: number }; value: { items: unknown[] } };
+      expect(res.context.slot, method).toBe(4242);
+      expect(res.value.items.length > 0, method).toBe(some);
+    }
+  });
+});

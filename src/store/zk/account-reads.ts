@@ -6,6 +6,7 @@
  * tables are in `accounts.ts`, which re-exports everything here for existing importers.
  */
 import type { Queryable } from '../db.js';
+import { CHECKPOINT_SLOT_SQL } from '../chain.js';
 import type { ZkAccount, ZkPage, ZkTokenAccount, TreeTypeCode } from './types.js';
 import { b58, b58array, b58buf, b58n, big, bytesOrNull, numOrNull } from './codec.js';
 import { checkLimit, decodeHashCursor, decodeTokenAccountCursor, encodeHashCursor, encodeTokenAccountCursor } from './cursors.js';
@@ -154,7 +155,7 @@ export function tokenAccountsQuery(by: 'owner' | 'delegate', key: string, opts: 
   }
   return {
     sql: `SELECT ${ACCOUNT_SELECT}, k.owner AS t_owner, k.mint AS t_mint, k.amount AS t_amount, k.delegate AS t_delegate,
-                 k.state AS t_state, k.tlv AS t_tlv
+                 k.state AS t_state, k.tlv AS t_tlv, ${CHECKPOINT_SLOT_SQL} AS ctx_slot
             FROM zk_token_accounts k JOIN zk_accounts a ON a.hash = k.hash
            WHERE ${where.join(' AND ')} ORDER BY k.mint, k.hash LIMIT ${Math.trunc(opts.limit)}`,
     params,
@@ -184,6 +185,7 @@ export async function getTokenAccounts(q: Queryable, by: 'owner' | 'delegate', k
   return {
     items,
     cursor: items.length < opts.limit || !last ? null : encodeTokenAccountCursor(last.t_mint as Uint8Array, last.hash as Uint8Array),
+    ...(last ? { slot: numOrNull(last.ctx_slot) } : {}),
   };
 }
 

@@ -189,6 +189,11 @@ export interface ZkTokenAccount {
 export interface ZkPage<T> {
   items: T[];
   cursor: string | null;
+  /**
+   * The indexed slot read by the page's own statement (same snapshot as the rows; null before anything was
+   * indexed); absent when the page had no rows to carry it.
+   */
+  slot?: number | null;
 }
 
 /** A signature in a compression signature list. */

@@ -1,5 +1,5 @@
 /** getCompressedTokenAccountsByOwnerV2: getCompressedTokenAccountsByOwner with AccountV2 accounts. */
-import { withContext } from '../../../zk/context.js';
+import { withPageContext } from '../../../zk/context.js';
 import { TOKEN_ACCOUNTS_PARAMS, tokenAccountsPage } from '../../../zk/lists.js';
 import { accountV2, tokenData } from '../../../zk/serialize.js';
 import type { RpcMethod } from '../../method.js';
@@ -10,6 +10,6 @@ export const getCompressedTokenAccountsByOwnerV2: RpcMethod = {
   paramsSchema: TOKEN_ACCOUNTS_PARAMS.owner,
   async handler(params, deps) {
     const page = tokenAccountsPage(deps, params, 'owner');
-    return withContext(deps, page.then((p) => ({ items: p.items.map((t) => ({ account: accountV2(t.account), tokenData: tokenData(t.token) })), cursor: p.cursor })));
+    return withPageContext(deps, page, (p) => ({ items: p.items.map((t) => ({ account: accountV2(t.account), tokenData: tokenData(t.token) })), cursor: p.cursor }));
   },
 };
