@@ -93,11 +93,13 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   // /health, /ready, /metrics and the HTTP metrics hook (on the root scope, so every interface inherits it).
   opsApi(app as unknown as FastifyInstance, deps);
 
-  await app.register(async (scope) => walletApi(scope, deps));
+  // With a replica (DATABASE_READ_URL), the interfaces that only read the index query it; keys stay on the primary.
+  const reads: ApiDeps = deps.readDb ? { ...deps, db: deps.readDb, primaryDb: deps.db } : deps;
+  await app.register(async (scope) => walletApi(scope, reads));
   await app.register(async (scope) => tokenMetadataApi(scope, deps));
   await app.register(async (scope) => webhooksApi(scope, deps));
   await app.register(async (scope) => transactionsApi(scope, deps));
-  await app.register(async (scope) => jsonRpcApi(scope, deps));
+  await app.register(async (scope) => jsonRpcApi(scope, reads));
   // WebSockets on the same port and path (GET / with an upgrade), when the process has a cluster to bridge to.
   if (deps.pubsub) await app.register(async (scope) => pubsubApi(scope, deps, deps.pubsub!));
   // Admin API and dashboard (without an admin token, their paths answer a 404 naming SOLGATE_ADMIN_TOKEN).

@@ -13,6 +13,15 @@ import type { Meter } from '../accounts/meter.js';
 
 export interface ApiDeps {
   db: Db;
+  /**
+   * A streaming replica of `db` (DATABASE_READ_URL): the Wallet REST and JSON-RPC interfaces read the index from it
+   * (buildApp gives them `db: readDb, primaryDb: db`); keys, usage, webhooks and the rest stay on `db`.
+   */
+  readDb?: Db;
+  /** Where API keys are checked when `db` is a replica (keys take effect, and are revoked, at once). */
+  primaryDb?: Db;
+  /** How long a call with `minContextSlot` waits for the index to reach it (SOLGATE_MIN_CONTEXT_WAIT_MS; 2000). */
+  minContextWaitMs?: number;
   /** The commitment the index follows (SOLGATE_COMMITMENT); absent, taken as `confirmed`. */
   indexCommitment?: 'confirmed' | 'finalized';
   logger: Logger;

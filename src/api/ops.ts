@@ -178,7 +178,8 @@ export function opsApi(app: FastifyInstance, deps: ApiDeps): void {
   app.get('/ready', async (_req, reply) => {
     let indexedSlot: number | null;
     try {
-      indexedSlot = await getCheckpoint(deps.db);
+      // The index this process answers from: the replica's checkpoint with DATABASE_READ_URL (unreachable: 503).
+      indexedSlot = await getCheckpoint(deps.readDb ?? deps.db);
     } catch {
       return reply.status(503).send({ status: 'unavailable', reason: 'database unreachable' });
     }

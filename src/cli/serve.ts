@@ -12,6 +12,7 @@ import { onStopSignal } from './signals.js';
 import { loadConfig } from '../config/index.js';
 import { dataDirOwner, inUseError } from '../store/data-dir-lock.js';
 import { openRuntime, seedIdentities } from './runtime.js';
+import { openReadDb } from './read-db.js';
 import { buildApp } from '../api/app.js';
 import { createFileTokenRegistry, type TokenInfo } from '../pricing/token-registry.js';
 import { createChainPriceRegistry } from '../pricing/chain-prices.js';
@@ -92,6 +93,12 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
   }
   const ctl = new AbortController();
   const closers: (() => Promise<void>)[] = [];
+  // API-only on a streaming replica (DATABASE_READ_URL): the index's read paths query it (src/cli/read-db.ts).
+  const readDb = await openReadDb(config, !!config.rpcUrl || opts.demo).catch(async (err: unknown) => {
+    await db.close().catch(() => {});
+    throw err;
+  });
+  if (readDb) closers.push(() => readDb.close());
 
   let rpcUrl = config.rpcUrl;
   // The admin token: SOLGATE_ADMIN_TOKEN, else (demo) one made for this run and shown in the banner.
@@ -290,6 +297,8 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
       : undefined,
     sender: sender ?? undefined,
     db,
+    readDb,
+    minContextWaitMs: config.minContextWaitMs,
     logger,
     // Prices: the registry file's overrides, then Pyth, then swap-derived prices (src/pricing/chain-prices.ts).
     tokens: createChainPriceRegistry({
@@ -329,7 +338,7 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
   } catch (err) {
     throw listenError(err, config.port, config.host);
   }
-  logger.info({ address, ingest: rpcUrl ? redactUrl(rpcUrl) : 'off', database: db.kind }, 'solgate: listening');
+  logger.info({ address, ingest: rpcUrl ? redactUrl(rpcUrl) : 'off', database: db.kind, readReplica: !!readDb }, 'solgate: listening');
   // Commands run while this process owns the embedded directory find its admin API here (loopback).
   db.lock?.update({ admin: { url: `${loopbackUrl(app.server.address(), config.host)}/admin/api`, token: cliToken } });
 

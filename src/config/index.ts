@@ -15,6 +15,8 @@ export const ENV_VARS: EnvVar[] = [
   { name: 'HOST', default: '0.0.0.0', description: 'Interface the HTTP server binds to' },
   { name: 'DATABASE_URL', default: undefined, description: 'PostgreSQL connection string; unset = embedded PostgreSQL (PGlite) in SOLGATE_DATA_DIR' },
   { name: 'DATABASE_POOL_SIZE', default: '10', description: 'Connections in the PostgreSQL pool' },
+  { name: 'DATABASE_READ_URL', default: undefined, description: 'A PostgreSQL streaming replica of DATABASE_URL that an API-only `serve` reads the index from (Wallet REST, DAS, ZK Compression and index-answered JSON-RPC; keys, usage and webhooks stay on DATABASE_URL; docs/operations.md); unset = DATABASE_URL' },
+  { name: 'SOLGATE_MIN_CONTEXT_WAIT_MS', default: '2000', description: 'How long a JSON-RPC call answered from the index waits for the index (DATABASE_READ_URL\'s, else DATABASE_URL\'s) to reach its minContextSlot before answering -32016 "Minimum context slot has not been reached"' },
   { name: 'SOLGATE_DATA_DIR', default: './.data', description: 'Directory of the embedded database (used when DATABASE_URL is unset)' },
   { name: 'SOLANA_RPC_URL', default: undefined, description: 'Cluster JSON-RPC URL to index; unset = the built-in localnet (serve --demo) or no ingestion (serve)' },
   { name: 'SOLGATE_GRPC_URL', default: undefined, description: 'Yellowstone gRPC (Geyser) endpoint to stream blocks from instead of polling SOLANA_RPC_URL, which still fills what the stream misses and reads accounts (docs/operations.md); unset = poll' },
@@ -99,6 +101,8 @@ export interface Config {
   host: string;
   databaseUrl: string | undefined;
   databasePoolSize: number;
+  databaseReadUrl: string | undefined;
+  minContextWaitMs: number;
   dataDir: string;
   rpcUrl: string | undefined;
   grpcUrl: string | undefined;
@@ -289,6 +293,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: get('HOST')!,
     databaseUrl: get('DATABASE_URL'),
     databasePoolSize: int('DATABASE_POOL_SIZE', get('DATABASE_POOL_SIZE')!, 1, 1000),
+    databaseReadUrl: get('DATABASE_READ_URL'),
+    minContextWaitMs: int('SOLGATE_MIN_CONTEXT_WAIT_MS', get('SOLGATE_MIN_CONTEXT_WAIT_MS')!, 0, 60_000),
     dataDir: get('SOLGATE_DATA_DIR')!,
     rpcUrl: get('SOLANA_RPC_URL'),
     grpcUrl: optionalUrl('SOLGATE_GRPC_URL', get('SOLGATE_GRPC_URL')),

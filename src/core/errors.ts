@@ -23,7 +23,7 @@ export class SolgateError extends Error {
   readonly code: SolgateErrorCode;
   /** Extra human-readable detail (Wallet REST `details`). */
   readonly details?: string;
-  /** Structured context for logs; never sent to clients. */
+  /** Structured context for logs; never sent to clients, except `data` (the JSON-RPC error's `data`). */
   readonly context?: Record<string, unknown>;
   /** Seconds a client should wait (429). */
   readonly retryAfter?: number;

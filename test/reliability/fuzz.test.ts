@@ -133,7 +133,8 @@ function rpcResponseProblem(r: unknown, sender = false): string | null {
     const e = r.error;
     if (!isObj(e) || !Number.isInteger(e.code) || typeof e.message !== 'string') return 'JSON-RPC error without integer code / string message';
     if ('result' in r) return 'JSON-RPC response with result and error';
-    const extra = Object.keys(e).filter((k) => !['code', 'message', 'data'].includes(k) || (k === 'data' && !sender));
+    // `data`: the Sender's errors, and -32016's documented `{contextSlot}` (minContextSlot not reached).
+    const extra = Object.keys(e).filter((k) => !['code', 'message', 'data'].includes(k) || (k === 'data' && !sender && e.code !== -32016));
     if (extra.length) return `JSON-RPC error with extra fields ${extra.join(',')}`;
   } else if (!('result' in r)) return 'JSON-RPC response without result or error';
   return null;

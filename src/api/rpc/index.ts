@@ -18,14 +18,17 @@ import type { RpcReply } from '../../core/upstream.js';
 import { stringifyRpc } from '../wire/json.js';
 
 import type { RpcCallContext } from './method.js';
+import { awaitContextSlot, takeMinContextSlot } from './min-context.js';
 import { COVERAGE_HEADER, coverageHeaderValue, type CoverageReport } from '../../core/coverage.js';
 
 const MAX_BATCH = 100;
+/** SOLGATE_MIN_CONTEXT_WAIT_MS's default. */
+const MIN_CONTEXT_WAIT_MS = 2000;
 
 export async function jsonRpcApi(app: FastifyInstance, deps: ApiDeps): Promise<void> {
   const methods = methodTable();
   const calls = methodCalls();
-  const authenticate = createAuthenticator(deps.db, 'rpc');
+  const authenticate = createAuthenticator(deps.primaryDb ?? deps.db, 'rpc');
   // this scope only (the JSON-RPC endpoint); other interfaces keep Fastify's default serializer
   app.setReplySerializer((payload) => stringifyRpc(payload));
   app.addHook('preValidation', authenticate);
@@ -76,9 +79,12 @@ export async function jsonRpcApi(app: FastifyInstance, deps: ApiDeps): Promise<v
         return answer;
       }
       if (!m) throw new SolgateError('METHOD_NOT_FOUND', 'Method not found');
+      // minContextSlot: the index this process reads reaches it first (bounded wait), else -32016 (./min-context.ts).
+      const min = takeMinContextSlot(m.name, r.params);
+      if (min.slot !== null) await awaitContextSlot(deps.db, min.slot, deps.minContextWaitMs ?? MIN_CONTEXT_WAIT_MS);
       // Coverage: the method's own report (per address), else the index's (complete from genesis, or since its origin).
       let reported = false;
-      const result = await m.handler(r.params, deps, { coverage: (c) => ((reported = true), ctx.coverage(c)) });
+      const result = await m.handler(min.params, deps, { coverage: (c) => ((reported = true), ctx.coverage(c)) });
       if (!reported && deps.indexCoverage) ctx.coverage(await deps.indexCoverage(isZkMethod(m) ? 'zk' : undefined));
       countCall(r.method, 'ok');
       return { jsonrpc: '2.0', result, id };

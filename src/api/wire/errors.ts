@@ -47,11 +47,13 @@ export const isRpcId = (v: unknown): v is string | number | null => v === null |
 export function rpcErrorBody(
   e: SolgateError,
   id: unknown,
-): { status: number; body: { jsonrpc: '2.0'; error: { code: number; message: string }; id: unknown } } {
+): { status: number; body: { jsonrpc: '2.0'; error: { code: number; message: string; data?: unknown }; id: unknown } } {
   const { status, rpcCode } = ERROR_TABLE[e.code];
   // Transport-level refusals keep their HTTP status; application errors travel in a 200 like every JSON-RPC server.
   const httpStatus = ['UNAUTHORIZED', 'FORBIDDEN', 'RATE_LIMITED', 'PAYLOAD_TOO_LARGE', 'UNAVAILABLE'].includes(e.code) ? status : 200;
-  return { status: httpStatus, body: { jsonrpc: '2.0', error: { code: rpcCode, message: e.message }, id: isRpcId(id) ? id : null } };
+  // `data` where the error has a documented one (-32016's `{contextSlot}`, as agave sends it).
+  const data = e.context?.data;
+  return { status: httpStatus, body: { jsonrpc: '2.0', error: { code: rpcCode, message: e.message, ...(data !== undefined ? { data } : {}) }, id: isRpcId(id) ? id : null } };
 }
 
 /** JSON-RPC codes of the Sender interface where they differ from the table (compat-facts §4: 429 → -32005). */

@@ -12,7 +12,7 @@ import { registerTransfersRoute } from './transfers.js';
 import { registerFundedByRoute } from './funded-by.js';
 
 export async function walletApi(app: FastifyInstance, deps: ApiDeps): Promise<void> {
-  const authenticate = createAuthenticator(deps.db, 'rest');
+  const authenticate = createAuthenticator(deps.primaryDb ?? deps.db, 'rest');
   app.addHook('preValidation', authenticate);
   // 100 credits per call; identity lookups need a paid plan.
   app.addHook('preValidation', meterHook(deps, (req) => {
