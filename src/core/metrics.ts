@@ -170,14 +170,14 @@ export const wsClosed = new Counter({
 
 export const driftChecked = new Counter({
   name: 'solgate_drift_checked_total',
-  help: 'Indexed rows the drift detector compared with the cluster at the same slot, by kind (sol_balance, token_account)',
+  help: 'Indexed rows the drift detector compared with the cluster at the same slot, by kind (sol_balance, token_account, asset_owner, core_asset_owner, cnft_tree_root, zk_tree_root, zk_account_hash)',
   labelNames: ['kind'] as const,
   registers: [registry],
 });
 
 export const driftMismatches = new Counter({
   name: 'solgate_drift_mismatches_total',
-  help: 'Indexed rows that differed from the cluster at the same slot (each logged and re-read from the cluster), by kind',
+  help: 'Indexed rows that differed from the cluster at the same slot (each logged; rewritten from the cluster, a tree queued for backfill, or ZK Compression only reported), by kind',
   labelNames: ['kind'] as const,
   registers: [registry],
 });

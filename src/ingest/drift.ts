@@ -2,49 +2,57 @@
  * The drift detector: samples indexed state and compares it with the cluster at the same slot, so a real
  * deployment learns when its index disagrees with the chain (a parser gap, a lost write, a hand-edited row).
  *
- * One round: a sample of SOL balances and open token accounts (address order from a random starting point — an
- * index scan, no table scan) is read from the cluster with `getMultipleAccounts` (`minContextSlot` = the checkpoint),
- * giving the state at some slot S; once the index's checkpoint has reached S, each indexed row whose last change is
- * at or before S must equal the cluster's state at S (a row changed after S cannot be judged and is skipped).
- * A difference is logged with both values, counted in `solgate_drift_mismatches_total{kind}`, and repaired by
- * writing the cluster's state at S through the ingester's account path (position-guarded: never over a newer write).
- * Compared rows are counted in `solgate_drift_checked_total{kind}`.
+ * One round: each probe (src/ingest/drift/*.ts) samples its rows from a random starting point in key order (index
+ * scans, no table scan) and names the accounts it needs; these are read with `getMultipleAccounts`
+ * (`minContextSlot` = the checkpoint), giving the cluster's state at some slot S; once the index's checkpoint has
+ * reached S (and the DAS index has caught up with the writes), every sampled row whose last change is at or before S
+ * must agree with the cluster's state at S (a row changed after S cannot be judged and is skipped). The kinds:
+ *
+ * - `sol_balance`, `token_account`: SOL balances and open token accounts (drift/tokens.ts);
+ * - `asset_owner`, `core_asset_owner`: owners of token-backed and MPL Core DAS assets (drift/assets.ts);
+ * - `cnft_tree_root`, `zk_tree_root`: roots of Bubblegum trees and ZK Compression V1 state trees; `zk_account_hash`:
+ *   compressed accounts of a tree whose root agrees, whose hash must be their leaf and prove to that root (drift/trees.ts).
+ *
+ * A difference is logged with both values and counted in `solgate_drift_mismatches_total{kind}`; compared rows are
+ * counted in `solgate_drift_checked_total{kind}`. Accounts are repaired by writing the cluster's state at S through
+ * the ingester's account path (position-guarded: never over a newer write; a token account the cluster no longer has
+ * is closed; DAS rows are derived again); a Bubblegum tree is queued for the history backfill; ZK Compression trees
+ * and accounts are only reported.
  */
 import type { Logger } from 'pino';
 import type { AccountUpdate } from '../core/model.js';
 import { driftChecked, driftMismatches } from '../core/metrics.js';
 import { SYSTEM_PROGRAM } from '../core/programs.js';
 import { createWorkLoop } from '../core/work-loop.js';
-import { decodeTokenProgramAccount } from '../parsers/accounts/token-program.js';
 import { fetchAccountsAtSlot } from '../sources/account-fetch.js';
 import type { PollerCommitment, RpcClient } from '../sources/rpc-client.js';
-import { accountPos } from '../store/block-update.js';
+import { enqueueBackfill } from '../store/backfill.js';
 import { getCheckpoint } from '../store/chain.js';
 import type { Db } from '../store/db.js';
-import { readBalances, readTokenAccounts, sampleBalanceAddresses, sampleTokenAccountAddresses } from '../store/tokens.js';
+import { assetOwnerProbe } from './drift/assets.js';
+import { solBalanceProbe, tokenAccountProbe } from './drift/tokens.js';
+import { cnftTreeProbe, zkTreeProbe } from './drift/trees.js';
+import type { DriftMismatch, DriftRound } from './drift/types.js';
+
+export type { DriftAction, DriftKind, DriftMismatch } from './drift/types.js';
 
 export interface DriftOptions {
   db: Db;
   client: RpcClient;
-  ingester: { ingestAccounts(updates: AccountUpdate[]): Promise<void> };
+  /** The ingester's account path; `settle` (when given) is awaited before DAS rows are compared and after repairs. */
+  ingester: { ingestAccounts(updates: AccountUpdate[]): Promise<void>; settle?(): Promise<void> };
   commitment: PollerCommitment;
   logger?: Pick<Logger, 'warn' | 'info' | 'debug'>;
   /** Rows sampled per kind per round (default 100). */
   sample?: number;
+  /** Trees sampled per tree kind per round (default 2: a tree account is up to a few MB). */
+  treeSample?: number;
   /** Pause between rounds (default 60 s). */
   intervalMs?: number;
   /** How long a round waits for the index to reach the cluster's slot before giving up (default 30 s). */
   catchUpMs?: number;
   /** Where a round's sample starts (default random); tests pin it. */
   startAt?: () => string;
-}
-
-export interface DriftMismatch {
-  kind: 'sol_balance' | 'token_account';
-  address: string;
-  slot: number;
-  indexed: Record<string, string | boolean | null>;
-  cluster: Record<string, string | boolean | null>;
 }
 
 export interface DriftReport {
@@ -54,8 +62,10 @@ export interface DriftReport {
   /** Rows changed in the index after the compared slot (not judged). */
   skipped: number;
   mismatches: DriftMismatch[];
-  /** Mismatched rows rewritten from the cluster (a token account the cluster has closed is only reported). */
+  /** Mismatches repaired by writing the cluster's state (action `rewritten`). */
   repaired: number;
+  /** Trees queued for the history backfill (action `queued`). */
+  queued: number;
 }
 
 export interface DriftDetector {
@@ -70,6 +80,7 @@ const randomStart = () => Array.from({ length: 3 }, () => BASE58[Math.floor(Math
 
 export function createDriftDetector(o: DriftOptions): DriftDetector {
   const n = o.sample ?? 100;
+  const trees = o.treeSample ?? 2;
   const catchUpMs = o.catchUpMs ?? 30_000;
 
   async function waitForIndex(slot: number, signal?: AbortSignal): Promise<boolean> {
@@ -82,65 +93,57 @@ export function createDriftDetector(o: DriftOptions): DriftDetector {
   }
 
   async function runOnce(signal?: AbortSignal): Promise<DriftReport> {
-    const report: DriftReport = { slot: null, checked: 0, skipped: 0, mismatches: [], repaired: 0 };
+    const report: DriftReport = { slot: null, checked: 0, skipped: 0, mismatches: [], repaired: 0, queued: 0 };
     const from = (o.startAt ?? randomStart)();
-    const [balances, tokens] = await Promise.all([sampleBalanceAddresses(o.db, from, n), sampleTokenAccountAddresses(o.db, from, n)]);
-    const addresses = [...new Set([...balances, ...tokens])];
     const checkpoint = await getCheckpoint(o.db);
-    if (!addresses.length || checkpoint === null) return report;
-    const states = await fetchAccountsAtSlot(o.client, checkpoint, addresses.map((pubkey) => ({ pubkey, closedOwner: SYSTEM_PROGRAM })), { commitment: o.commitment, signal });
-    const slot = Math.max(...states.map((s) => s.slot));
+    if (checkpoint === null) return report;
+    const probes = (await Promise.all([
+      solBalanceProbe(o.db, from, n), tokenAccountProbe(o.db, from, n), assetOwnerProbe(o.db, from, n),
+      cnftTreeProbe(o.db, from, trees), zkTreeProbe(o.db, from, trees, n),
+    ])).filter((p) => p.requests.length);
+    if (!probes.length) return report;
+    const opts = { commitment: o.commitment, signal };
+    const fetched = await Promise.all(probes.map((p) => fetchAccountsAtSlot(o.client, checkpoint, p.requests, { ...opts, batchSize: p.batchSize })));
+    const slot = Math.max(...fetched.flat().map((s) => s.slot));
     if (!(await waitForIndex(slot, signal))) {
       o.logger?.info({ slot }, 'drift: the index did not reach the cluster\'s slot in time; round skipped');
       return report;
     }
+    await o.ingester.settle?.();
     report.slot = slot;
-    const byAddress = new Map(states.map((s) => [s.pubkey, s]));
-    const [indexedBalances, indexedTokens] = await Promise.all([readBalances(o.db, balances), readTokenAccounts(o.db, tokens)]);
-    const repair = new Map<string, AccountUpdate>();
-    /** The cluster's state of a sampled row that can be judged (its last indexed change at or before that state). */
-    const judge = (row: { pos: number } | undefined, address: string, kind: DriftMismatch['kind']): AccountUpdate | null => {
-      const state = byAddress.get(address)!;
-      if (!row) return null;
-      if (row.pos > accountPos(state.slot)) {
-        report.skipped++;
-        return null;
-      }
-      report.checked++;
-      driftChecked.inc({ kind });
-      return state;
-    };
-    for (const address of balances) {
-      const row = indexedBalances.get(address);
-      const state = judge(row, address, 'sol_balance');
-      if (row && state && row.lamports !== state.lamports) {
-        report.mismatches.push({ kind: 'sol_balance', address, slot: state.slot, indexed: { lamports: String(row.lamports) }, cluster: { lamports: String(state.lamports) } });
-        repair.set(address, state);
-      }
-    }
-    for (const address of tokens) {
-      const row = indexedTokens.get(address);
-      const state = judge(row, address, 'token_account');
-      if (!row || !state) continue;
-      const decoded = decodeTokenProgramAccount(state);
-      const cluster = decoded?.kind === 'account'
-        ? { mint: decoded.mint, owner: decoded.owner, amount: String(decoded.amount), closed: false }
-        : { mint: null, owner: null, amount: '0', closed: true };
-      const indexed = { mint: row.mint, owner: row.owner, amount: String(row.amount), closed: row.closed };
-      const same = cluster.closed ? row.closed || row.amount === 0n : !row.closed && indexed.mint === cluster.mint && indexed.owner === cluster.owner && indexed.amount === cluster.amount;
-      if (!same) {
-        report.mismatches.push({ kind: 'token_account', address, slot: state.slot, indexed, cluster });
-        if (!cluster.closed) repair.set(address, state);
-      }
+    const rewrites = new Map<string, AccountUpdate>();
+    const backfill = new Set<string>();
+    for (const [i, probe] of probes.entries()) {
+      const round: DriftRound = {
+        db: o.db, client: o.client, commitment: o.commitment, signal, slot,
+        states: new Map(fetched[i].map((s) => [s.pubkey, s])),
+        checked: (kind) => {
+          report.checked++;
+          driftChecked.inc({ kind });
+        },
+        skipped: () => void report.skipped++,
+        mismatch: (m) => void report.mismatches.push(m),
+        rewrite: (state) => {
+          // The newest read of an account wins; at the same slot, a gone account's read that names its program (a
+          // token account's close) beats the plain one.
+          const prev = rewrites.get(state.pubkey);
+          if (!prev || prev.slot < state.slot || (prev.slot === state.slot && prev.owner === SYSTEM_PROGRAM && !prev.data.length)) rewrites.set(state.pubkey, state);
+        },
+        queueBackfill: (tree) => void backfill.add(tree),
+      };
+      await probe.compare(round);
     }
     for (const m of report.mismatches) {
       driftMismatches.inc({ kind: m.kind });
-      o.logger?.warn({ kind: m.kind, address: m.address, slot: m.slot, indexed: m.indexed, cluster: m.cluster }, 'drift: the index differs from the cluster; re-reading it from the cluster');
+      o.logger?.warn({ kind: m.kind, address: m.address, slot: m.slot, indexed: m.indexed, cluster: m.cluster, action: m.action }, 'drift: the index differs from the cluster');
     }
-    if (repair.size) {
-      await o.ingester.ingestAccounts([...repair.values()]);
-      report.repaired = report.mismatches.filter((m) => repair.has(m.address)).length;
+    if (rewrites.size) {
+      await o.ingester.ingestAccounts([...rewrites.values()]);
+      await o.ingester.settle?.();
     }
+    if (backfill.size) await enqueueBackfill(o.db, [...backfill]);
+    report.repaired = report.mismatches.filter((m) => m.action === 'rewritten').length;
+    report.queued = backfill.size;
     return report;
   }
 

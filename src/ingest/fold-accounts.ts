@@ -2,10 +2,15 @@
  * foldAccounts: account updates (snapshots, replay files, fetches after a block) → a BlockUpdate. Pure.
  * An account's state at slot S is positioned after every transaction of S, so it overrides what those
  * transactions implied and is overridden by anything later.
+ *
+ * A token account read as gone (no data, no lamports) and reported owned by a token program — the `closedOwner` of a
+ * fetch that knew it as a token account (the drift detector) — is closed as a `CloseAccount` instruction closes it:
+ * closed, amount 0, both at its position. Other sources never report a missing account owned by a token program.
  */
 import type { AccountUpdate } from '../core/model.js';
 import { accountPos, emptyUpdate, type BlockUpdate } from '../store/block-update.js';
 import { decodeTokenProgramAccount } from '../parsers/accounts/token-program.js';
+import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from '../core/programs.js';
 import { decodeNameRecord } from '../parsers/accounts/name-service.js';
 import { assetAccountRows } from './fold-asset-accounts.js';
 import { pythPriceRows } from './fold-prices.js';
@@ -52,6 +57,8 @@ export function foldAccounts(updates: AccountUpdate[]): BlockUpdate {
         closeAuthorityPos: pos,
       });
       for (const [extension, data] of Object.entries(tok.extensions)) u.tokenExtensions.push({ target: tok.address, extension, data, pos });
+    } else if (isClosedTokenAccount(a)) {
+      u.tokenAccounts.push({ address: a.pubkey, closed: true, ownerPos: pos, amount: 0n, amountPos: pos });
     }
     const name = decodeNameRecord(a);
     if (name) u.nameRecords.push({ ...name, slot: a.slot, writeVersion: a.writeVersion });
@@ -59,4 +66,9 @@ export function foldAccounts(updates: AccountUpdate[]): BlockUpdate {
   u.assetAccounts = assetAccountRows(updates);
   u.pythPrices = pythPriceRows(updates);
   return u;
+}
+
+/** A token account reported gone: owned by a token program, without data or lamports. */
+function isClosedTokenAccount(a: AccountUpdate): boolean {
+  return (a.owner === TOKEN_PROGRAM || a.owner === TOKEN_2022_PROGRAM) && a.data.length === 0 && a.lamports === 0n;
 }
