@@ -7,7 +7,9 @@
  *   change after the cluster's state: skipped. Of seq N, it must be the tree's root; of an earlier seq, the index has
  *   missed changes the cluster had made by then (a mismatch, with the cluster's root at that seq when it still holds it).
  * - Bubblegum trees (spl/mpl-account-compression accounts): a mismatch queues the tree for the history backfill
- *   (src/ingest/backfill.ts), which reads the tree's transactions and writes those the index lacks.
+ *   (src/ingest/backfill.ts), which writes the tree's transactions from before the index's origin that the index lacks
+ *   (a tree never backfilled, or whose backfill failed; a done one is left as it is). Changes missed after the origin
+ *   and damaged node rows are not rewritten: later rounds report them again.
  * - ZK Compression V1 state trees (Light's StateMerkleTreeAccount, root history): reported only. Re-reading a tree's
  *   history (src/ingest/zk-history.ts) is only safe before live ingestion writes its first block; V2 batched trees are
  *   not compared. In a tree whose root agrees, sampled unspent compressed accounts must be in it: the account's hash
