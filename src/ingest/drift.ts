@@ -32,7 +32,7 @@ import type { Db } from '../store/db.js';
 import { assetOwnerProbe } from './drift/assets.js';
 import { solBalanceProbe, tokenAccountProbe } from './drift/tokens.js';
 import { cnftTreeProbe, zkTreeProbe } from './drift/trees.js';
-import type { DriftMismatch, DriftRound } from './drift/types.js';
+import type { DriftKind, DriftMismatch, DriftRound } from './drift/types.js';
 
 export type { DriftAction, DriftKind, DriftMismatch } from './drift/types.js';
 
@@ -78,7 +78,14 @@ export interface DriftDetector {
 const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 const randomStart = () => Array.from({ length: 3 }, () => BASE58[Math.floor(Math.random() * BASE58.length)]).join('');
 
+/** Every kind, so /metrics shows each one's counters from the start (at 0). */
+const KINDS: readonly DriftKind[] = ['sol_balance', 'token_account', 'asset_owner', 'core_asset_owner', 'cnft_tree_root', 'zk_tree_root', 'zk_account_hash'];
+
 export function createDriftDetector(o: DriftOptions): DriftDetector {
+  for (const kind of KINDS) {
+    driftChecked.inc({ kind }, 0);
+    driftMismatches.inc({ kind }, 0);
+  }
   const n = o.sample ?? 100;
   const trees = o.treeSample ?? 2;
   const catchUpMs = o.catchUpMs ?? 30_000;

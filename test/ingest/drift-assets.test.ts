@@ -155,6 +155,9 @@ describe('drift detector: asset owners, tree roots, closed token accounts', () =
   });
 
   it('an uncorrupted index agrees with the cluster on every kind', async () => {
+    // Every kind's counters are in /metrics from the detector's start.
+    const text = await registry.metrics();
+    for (const k of KINDS) for (const name of ['solgate_drift_checked_total', 'solgate_drift_mismatches_total']) expect(text).toContain(`${name}{kind="${k}"}`);
     const before = await counts('solgate_drift_checked_total');
     const r = await detector.runOnce();
     expect(r.mismatches).toEqual([]);
