@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { applyInputs, callRpc, loadCases } from './harness.js';
 import { loadAssets } from '../../src/api/das/load-assets.js';
-import { loadAssetDocs } from '../../src/api/das/asset-docs.js';
+import { loadAssetAnswers, loadAssetDocs, passThrough } from '../../src/api/das/asset-docs.js';
+import { RawJson, stringifyRpc } from '../../src/api/wire/json.js';
 import { defaultDisplayOptions, type DisplayOptions } from '../../src/api/das/asset-json.js';
 import { drainAssetIndex } from '../../src/ingest/asset-index.js';
 import { readAssetDocs } from '../../src/store/das-index.js';
@@ -52,6 +53,21 @@ describe('stored DAS documents', () => {
       expect([...docs.keys()].sort(), JSON.stringify(opts)).toEqual([...live.keys()].sort());
       for (const id of ids) expect(docs.get(id), `${id} ${JSON.stringify(opts)}`).toStrictEqual(live.get(id));
     }
+  });
+
+  it('answers as stored text are byte for byte the parsed projection, and equal the live rendering', async () => {
+    const flags = ['showFungible', 'showUnverifiedCollections', 'showCollectionMetadata', 'showInscription'] as const;
+    let raw = 0;
+    for (let m = 0; m < 1 << flags.length; m++) {
+      const opts: DisplayOptions = { ...defaultDisplayOptions() };
+      flags.forEach((f, i) => (opts[f] = (m & (1 << i)) !== 0));
+      const [live, docs, answers] = await Promise.all([loadAssets(ta.t.db, ids, opts), loadAssetDocs(ta.t.db, ids, opts), loadAssetAnswers(ta.t.db, ids, opts)]);
+      const text = stringifyRpc(ids.map((id) => answers.get(id) ?? null));
+      expect(text, JSON.stringify(opts)).toBe(JSON.stringify(ids.map((id) => docs.get(id) ?? null)));
+      expect(JSON.parse(text), JSON.stringify(opts)).toStrictEqual(JSON.parse(JSON.stringify(ids.map((id) => live.get(id) ?? null))));
+      if (passThrough(opts)) raw += [...answers.values()].filter((a) => a instanceof RawJson).length;
+    }
+    expect(raw).toBe(2 * ids.length);
   });
 
   it('a read uses the document while no mark is pending, and renders from the sources while one is', async () => {

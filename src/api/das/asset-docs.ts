@@ -13,6 +13,8 @@ import { addCollectionMetadata } from './collection-metadata.js';
 import { addInscriptions } from './inscription.js';
 import { loadAssets } from './load-assets.js';
 import { applyOffchainJson } from './offchain-content.js';
+import { projectDocText } from './doc-text.js';
+import { RawJson } from '../wire/json.js';
 
 /**
  * A stored document shown with the request's options (in place): `token_info` only with showFungible, unverified
@@ -58,6 +60,42 @@ export async function assetsFromDocRows(q: Queryable, rows: AssetDocRow[], opts:
   const [fresh] = await Promise.all([rendered, ...work]);
   for (const [id, a] of fresh) ready.set(id, a);
   return ready;
+}
+
+/** An asset as an answer carries it: an object, or the text of a stored document (written as is by `stringifyRpc`). */
+export type AssetAnswer = AssetJson | RawJson;
+
+/**
+ * Whether answers for `opts` can be stored documents' text: no option adds data read elsewhere (token_info and its
+ * prices with showFungible, collection metadata, inscriptions); the other options only cut members out.
+ */
+export function passThrough(opts: DisplayOptions): boolean {
+  return !opts.showFungible && !opts.showCollectionMetadata && !opts.showInscription;
+}
+
+/**
+ * `assetsFromDocRows` for answers: with options that `passThrough`, current documents are answered as their text
+ * projected without parsing (`projectDocText`, byte for byte what the parsed projection writes); otherwise objects.
+ */
+export async function answersFromDocRows(q: Queryable, rows: AssetDocRow[], opts: DisplayOptions, extra: string[] = []): Promise<Map<string, AssetAnswer>> {
+  if (!passThrough(opts)) return assetsFromDocRows(q, rows, opts, extra);
+  const out = new Map<string, AssetAnswer>();
+  const rest: AssetDocRow[] = [];
+  for (const r of rows) {
+    const text = r.doc === null || r.stale ? null : projectDocText(r.doc, opts, r.offchain);
+    if (text === null) rest.push(r);
+    else out.set(r.id, new RawJson(text));
+  }
+  if (rest.length || extra.length) for (const [id, a] of await assetsFromDocRows(q, rest, opts, extra)) out.set(id, a);
+  return out;
+}
+
+/** `loadAssetDocs` for answers (`answersFromDocRows`). */
+export async function loadAssetAnswers(q: Queryable, ids: string[], opts: DisplayOptions): Promise<Map<string, AssetAnswer>> {
+  const unique = [...new Set(ids)];
+  const rows = await readAssetDocs(q, unique);
+  const indexed = new Set(rows.map((r) => r.id));
+  return answersFromDocRows(q, rows, opts, unique.filter((id) => !indexed.has(id)));
 }
 
 /** `loadAssets` through the stored documents: one statement when every document is current. */

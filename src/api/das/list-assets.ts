@@ -12,7 +12,7 @@ import type { TokenRegistry } from '../../pricing/token-registry.js';
 import type { Queryable } from '../../store/db.js';
 import { querySolBalance } from '../../store/tokens.js';
 import type { AssetJson, DisplayOptions } from './asset-json.js';
-import { assetsFromDocRows, loadAssetDocs } from './asset-docs.js';
+import { answersFromDocRows, assetsFromDocRows, loadAssetDocs, passThrough, type AssetAnswer } from './asset-docs.js';
 import { addTokenPrices } from './price-info.js';
 import { PAGINATION_KEYS, parsePagination, type Pagination } from './pagination.js';
 import type { Params } from './params.js';
@@ -205,14 +205,17 @@ export async function renderPage(db: Queryable, ids: string[], opts: DisplayOpti
   return ids.flatMap((id) => (assets.has(id) ? [assets.get(id)!] : []));
 }
 
-/** The AssetList result (reference shape: `page` in page mode, `before`/`after` in keyset mode, `cursor` otherwise). */
-export function assetList(pg: Pagination, items: AssetJson[], page: ListPage): Record<string, unknown> {
+/**
+ * The AssetList result (reference shape: `page` in page mode, `before`/`after` in keyset mode, `cursor` otherwise);
+ * `ids`, the items' ids.
+ */
+export function assetList(pg: Pagination, items: AssetAnswer[], page: ListPage, ids: string[]): Record<string, unknown> {
   const out: Record<string, unknown> = { total: items.length, limit: pg.limit };
   if (pg.mode === 'page') out.page = pg.page;
   else if (pg.mode === 'keyset') {
     if (pg.before) out.before = pg.before;
     if (pg.after) out.after = pg.after;
-  } else if (items.length) out.cursor = String(items[items.length - 1].id);
+  } else if (items.length) out.cursor = ids[ids.length - 1];
   out.items = items;
   if (page.grandTotal !== undefined) out.grand_total = page.grandTotal;
   return out;
@@ -277,11 +280,20 @@ export async function answerList(
     owner && opts.showNativeBalance ? nativeBalance(db, owner, tokens) : Promise.resolve(undefined),
   ]);
   const page: ListPage = { ids: docs.rows.map((r) => r.id), ...(docs.grandTotal !== undefined ? { grandTotal: docs.grandTotal } : {}) };
-  const assets = await assetsFromDocRows(db, docs.rows, opts);
-  const items = page.ids.flatMap((id) => (assets.has(id) ? [assets.get(id)!] : []));
-  if (owner && opts.showFungible) await withOwnerBalances(db, owner, items);
-  if (opts.showFungible) await addTokenPrices(items, tokens);
-  const out = assetList(pg, items, page);
+  let out: Record<string, unknown>;
+  if (passThrough(opts)) {
+    // Without options that add data, current documents are answered as their text (api/wire/json.ts writes it as is).
+    const answers = await answersFromDocRows(db, docs.rows, opts);
+    const ids = page.ids.filter((id) => answers.has(id));
+    out = assetList(pg, ids.map((id) => answers.get(id)!), page, ids);
+  } else {
+    const assets = await assetsFromDocRows(db, docs.rows, opts);
+    const ids = page.ids.filter((id) => assets.has(id));
+    const items = ids.map((id) => assets.get(id)!);
+    if (owner && opts.showFungible) await withOwnerBalances(db, owner, items);
+    if (opts.showFungible) await addTokenPrices(items, tokens);
+    out = assetList(pg, items, page, ids);
+  }
   if (native) out.nativeBalance = native;
   return out;
 }

@@ -1,7 +1,7 @@
 /** getAssetBatch (aliases getAssets, get_asset_batch): assets by distinct id, null where not found (DAS). */
 import { SolgateError } from '../../../core/errors.js';
 import { displayOptions, namedParams, pubkey, requireField } from '../../das/params.js';
-import { loadAssetDocs } from '../../das/asset-docs.js';
+import { loadAssetAnswers, loadAssetDocs, passThrough } from '../../das/asset-docs.js';
 import { addTokenPrices } from '../../das/price-info.js';
 import { requireAssetCoverage, type RpcMethod } from '../method.js';
 import { DISPLAY_OPTIONS, PUBKEY, byNameParams, paramNames } from '../params-schema.js';
@@ -25,6 +25,10 @@ export const getAssetBatch: RpcMethod = {
     const ids = [...new Set(raw.map((v) => pubkey(v, 'ids')))];
     await requireAssetCoverage(deps, ctx, ids);
     const opts = displayOptions(p);
+    if (passThrough(opts)) {
+      const answers = await loadAssetAnswers(deps.db, ids, opts);
+      return ids.map((id) => answers.get(id) ?? null);
+    }
     const assets = await loadAssetDocs(deps.db, ids, opts);
     if (opts.showFungible) await addTokenPrices(assets.values(), deps.tokens);
     return ids.map((id) => assets.get(id) ?? null);
