@@ -10,7 +10,9 @@
  *    child processes, with pg pools of the same size, and drives each with the same closed-loop load generator
  *    (N keep-alive connections, fixed duration, random ids/owners per request): getAsset, getAssetsByOwner (page
  *    of 100 for whales and small owners, page of 1000 for whales), searchAssets by owner + collection, and
- *    getAssetProof. Each case's req/s is reported as a ratio to the ceiling's, measured before and after the cases.
+ *    getAssetProof. Each case's req/s is reported as a ratio to the ceiling's, measured before and after the cases;
+ *    owner pages of 100 also to a list ceiling's (one query reading the same owners' rows with their documents,
+ *    returned as JSON, `/list`), measured with the cases.
  * 3. With --explain, prints EXPLAIN ANALYZE of every statement those requests run, flagging full scans, sorts in
  *    list queries and over-reading.
  *
@@ -82,6 +84,8 @@ export interface CaseResult extends LoadResult {
   loadAvg: number;
   xCeiling: number;
   p50VsCeiling: number;
+  /** Owner pages of 100: req/s ÷ the list ceiling's for the same owners (one query reading the same rows). */
+  xListCeiling?: number;
 }
 
 export interface DasResult {
@@ -243,6 +247,10 @@ export async function run(argv: string[] = []): Promise<DasResult> {
       const ceil = { before, after, reqPerSec: (before.reqPerSec + after.reqPerSec) / 2, p50Ms: (before.p50Ms + after.p50Ms) / 2 };
       result.ceiling = ceil;
       result.cases = measured.map((m) => ({ ...m, xCeiling: Number((m.reqPerSec / ceil.reqPerSec).toFixed(4)), p50VsCeiling: Number((m.p50Ms / ceil.p50Ms).toFixed(2)) }));
+      for (const c of result.cases) {
+        const list = result.cases.find((x) => x.name === listCeilingOf(c.name));
+        if (list) c.xListCeiling = Number((c.reqPerSec / list.reqPerSec).toFixed(4));
+      }
     }
 
     // 3. Plans.
@@ -304,6 +312,12 @@ async function sampleParams(db: Db, seed: number): Promise<Sample> {
   return { ids, cnftIds, whales, small, whalePairs: await pairs(whales.map((w) => w.owner)), smallPairs: await pairs(small.map((s) => s.owner)) };
 }
 
+const LIST_CEILING = 'list ceiling: Fastify + 1 query, owner page (≤ 100 rows with documents)';
+
+/** The list ceiling case an owner-page case compares with (same owners), if any. */
+const listCeilingOf = (name: string): string | null =>
+  name.startsWith('getAssetsByOwner limit 100') ? `${LIST_CEILING} ${name.slice(name.indexOf('('))}` : null;
+
 function buildCases(s: Sample, rng: Rng): Case[] {
   const list = (limit: number, expected: (p: Record<string, unknown>) => number, owner = true) => (r: unknown, p: Record<string, unknown>) => {
     const items = (r as { items?: { ownership?: { owner?: string } }[] }).items ?? [];
@@ -316,6 +330,9 @@ function buildCases(s: Sample, rng: Rng): Case[] {
   const pairCount = (p: Record<string, unknown>) => [...s.whalePairs, ...s.smallPairs].find((x) => x.owner === p.ownerAddress && x.collection === (p.grouping as string[])[1])?.n ?? -1;
   return [
     { name: 'ceiling: Fastify + 1 indexed query', target: 'ceiling', params: () => ({ id: rng.pick(s.ids) }) },
+    // The owner pages' own ceiling: one query reading the same rows (up to 100, with their documents) as JSON.
+    { name: `${LIST_CEILING} (whales)`, target: 'ceiling', path: '/list', params: () => ({ owner: rng.pick(s.whales).owner }), check: (r) => ((r as unknown[]).length === 100 ? null : 'not 100 rows') },
+    { name: `${LIST_CEILING} (owners of 1-20)`, target: 'ceiling', path: '/list', params: () => ({ owner: rng.pick(s.small).owner }) },
     {
       name: 'getAsset', target: 'app', method: 'getAsset', params: () => ({ id: rng.pick(s.ids) }),
       check: (r, p) => ((r as { id?: string }).id === p.id ? null : 'another asset'),
@@ -363,8 +380,8 @@ function printReport(r: DasResult, log: (s?: string) => void): void {
   log(`    generation ${fmt(t.generateMs / 1000)} s${r.database.stage === 'generated' ? ' (earlier run)' : ''}; ANALYZE ${fmt((t.analyzeMs ?? 0) / 1000)} s; list index refresh (drainAssetIndex) ${fmt(t.drainMs / 1000)} s = ${fmt(t.assetsPerSec)} assets/s (${t.drainRounds} rounds); VACUUM ANALYZE ${fmt(t.vacuumAnalyzeMs / 1000)} s${r.database.stage === 'complete' ? ' (from the run that built the kept database)' : ''}`);
   log(loadSettingsLine(r.config));
   log(`    ceiling (Fastify POST + SELECT … FROM das_assets WHERE id = $1): ${fmt(r.ceiling.before.reqPerSec)} req/s before, ${fmt(r.ceiling.after.reqPerSec)} after → ${fmt(r.ceiling.reqPerSec)} req/s, p50 ${fmt(r.ceiling.p50Ms)} ms\n`);
-  log(table(['case', 'req/s', 'p50 ms', 'p99 ms', '× ceiling req/s', 'p50 ÷ ceiling p50', 'KB/answer', 'requests', 'window s', 'errors', 'load avg'], [
-    ['ceiling (mean of before/after)', r.ceiling.reqPerSec, r.ceiling.p50Ms, (r.ceiling.before.p99Ms + r.ceiling.after.p99Ms) / 2, '1', '1', r.ceiling.before.bytesPerResponse / 1000, r.ceiling.before.requests + r.ceiling.after.requests, (r.ceiling.before.durationMs + r.ceiling.after.durationMs) / 1000, r.ceiling.before.errors + r.ceiling.after.errors, `${r.ceiling.before.loadAvg}/${r.ceiling.after.loadAvg}`],
-    ...r.cases.map((c) => [c.name, c.reqPerSec, c.p50Ms, c.p99Ms, c.xCeiling.toFixed(3), c.p50VsCeiling.toFixed(1), c.bytesPerResponse / 1000, c.requests, c.durationMs / 1000, c.errors, c.loadAvg]),
+  log(table(['case', 'req/s', 'p50 ms', 'p99 ms', '× ceiling req/s', '× list ceiling', 'p50 ÷ ceiling p50', 'KB/answer', 'requests', 'window s', 'errors', 'load avg'], [
+    ['ceiling (mean of before/after)', r.ceiling.reqPerSec, r.ceiling.p50Ms, (r.ceiling.before.p99Ms + r.ceiling.after.p99Ms) / 2, '1', '', '1', r.ceiling.before.bytesPerResponse / 1000, r.ceiling.before.requests + r.ceiling.after.requests, (r.ceiling.before.durationMs + r.ceiling.after.durationMs) / 1000, r.ceiling.before.errors + r.ceiling.after.errors, `${r.ceiling.before.loadAvg}/${r.ceiling.after.loadAvg}`],
+    ...r.cases.map((c) => [c.name, c.reqPerSec, c.p50Ms, c.p99Ms, c.xCeiling.toFixed(3), c.xListCeiling?.toFixed(3) ?? '', c.p50VsCeiling.toFixed(1), c.bytesPerResponse / 1000, c.requests, c.durationMs / 1000, c.errors, c.loadAvg]),
   ]));
 }

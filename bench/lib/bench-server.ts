@@ -2,7 +2,7 @@
  * The body of a benchmark's server, run as a child process (`fork`, see `startBenchServers` in ./http-load.ts) so
  * the load generator does not share its event loop: `app` is the real gateway (buildApp, as `solgate serve` builds
  * it, without ingestion, prover or transaction fetcher — none of the measured methods needs them); `ceiling` is a
- * minimal Fastify app with one POST route answering one indexed PostgreSQL query (given by the benchmark) — the
+ * minimal Fastify app with POST routes each answering one indexed PostgreSQL query (given by the benchmark) — the
  * same-run ceiling the gateway's methods are compared with. Both use a `pg` pool of the same size and listen on
  * 127.0.0.1:0; the chosen port is sent to the parent over IPC. Stops on SIGTERM or when the parent goes away.
  *
@@ -15,8 +15,15 @@ import { buildApp } from '../../src/api/app.js';
 import { createFileTokenRegistry } from '../../src/pricing/token-registry.js';
 import { openDb, type Db } from '../../src/store/db.js';
 
-/** The ceiling's one query: the body `{ [field]: string }` → `{ result: first row or null }`. */
+/**
+ * A ceiling route's one query: the body `{ [field]: string }` → `{ result: first row or null }` (or, with `rows: 'all'`,
+ * `{ result: [rows] }`).
+ */
 export interface CeilingQuery {
+  /** The route's path (default `/`). */
+  path?: string;
+  /** What the route answers: the first row (default) or every row. */
+  rows?: 'first' | 'all';
   /** The request body's string field. */
   field: string;
   /** The query, with `$1` for the field's value. */
@@ -26,7 +33,7 @@ export interface CeilingQuery {
 }
 
 /** Runs the server of `process.argv[2]` (app|ceiling); `script` names the entry file in the usage message. */
-export async function serveBench(script: string, ceilingQuery: CeilingQuery): Promise<void> {
+export async function serveBench(script: string, ceilingQueries: CeilingQuery | CeilingQuery[]): Promise<void> {
   const mode = process.argv[2];
   const url = process.env.BENCH_DATABASE_URL;
   const poolSize = Number(process.env.BENCH_POOL_SIZE ?? 10);
@@ -47,16 +54,16 @@ export async function serveBench(script: string, ceilingQuery: CeilingQuery): Pr
     });
     close = () => db.close();
   } else {
-    const { field, sql, param = (v: string) => v } = ceilingQuery;
     const pool = new pg.Pool({ connectionString: url, max: poolSize });
     pool.on('error', () => {});
     app = Fastify({ logger: false });
-    app.post('/', async (req, reply) => {
-      const value = (req.body as Record<string, unknown> | null)?.[field];
-      if (typeof value !== 'string') return reply.status(400).send({ error: `${field} required` });
-      const { rows } = await pool.query(sql, [param(value)]);
-      return { result: rows[0] ?? null };
-    });
+    for (const { path = '/', rows: answer = 'first', field, sql, param = (v: string) => v } of [ceilingQueries].flat())
+      app.post(path, async (req, reply) => {
+        const value = (req.body as Record<string, unknown> | null)?.[field];
+        if (typeof value !== 'string') return reply.status(400).send({ error: `${field} required` });
+        const { rows } = await pool.query(sql, [param(value)]);
+        return { result: answer === 'all' ? rows : (rows[0] ?? null) };
+      });
     close = () => pool.end();
   }
 

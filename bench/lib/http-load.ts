@@ -19,6 +19,8 @@ export interface LoadCase<P> {
   name: string;
   target: 'app' | 'ceiling';
   method?: string;
+  /** A ceiling case's route (default `/`; the first ceiling case is the ceiling measured before and after the others). */
+  path?: string;
   params: () => P;
   /** Checks one answer (parsed) for the params that produced it; returns a problem or null. */
   check?: (result: unknown, params: P) => string | null;
@@ -36,7 +38,7 @@ export interface LoadSettings {
 
 export type Loaded = LoadResult & { loadAvg: number };
 
-/** A gateway case under load; `aloneP50Ms` when measured (`alone`). */
+/** A gateway case (or another ceiling route) under load; `aloneP50Ms` when measured (`alone`). */
 export type Measured = Loaded & { name: string; aloneP50Ms?: number };
 
 /** An untimed warm-up run of a case. */
@@ -93,7 +95,7 @@ export async function measureAgainstCeiling<P>(o: CeilingRunOptions<P>): Promise
   for (const c of cases) {
     for (let i = 0; i < 5; i++) {
       const p = c.params();
-      const res = await request(`${origin(c.target === 'app' ? app : ceiling)}${c.target === 'app' ? rpcPath : '/'}`, {
+      const res = await request(`${origin(c.target === 'app' ? app : ceiling)}${c.target === 'app' ? rpcPath : (c.path ?? '/')}`, {
         method: 'POST', headers: { 'content-type': 'application/json' }, body: body(c, p),
       });
       const json = (await res.body.json()) as { result?: unknown; error?: unknown };
@@ -105,7 +107,7 @@ export async function measureAgainstCeiling<P>(o: CeilingRunOptions<P>): Promise
 
   const target = (c: LoadCase<P>) => ({
     origin: origin(c.target === 'app' ? app : ceiling),
-    path: c.target === 'app' ? rpcPath : '/',
+    path: c.target === 'app' ? rpcPath : (c.path ?? '/'),
     next: () => body(c, c.params()),
     okPrefix: c.target === 'app' ? '{"jsonrpc":"2.0","result"' : '{"result"',
   });
@@ -130,7 +132,7 @@ export async function measureAgainstCeiling<P>(o: CeilingRunOptions<P>): Promise
   const before = await load(ceilingCase);
   log(`${label}: ceiling (before): ${fmt(before.reqPerSec)} req/s, p50 ${fmt(before.p50Ms)} ms, p99 ${fmt(before.p99Ms)} ms`);
   const measured: Measured[] = [];
-  for (const c of cases.filter((x) => x.target === 'app')) {
+  for (const c of cases.filter((x) => x !== ceilingCase)) {
     const r = await load(c);
     const a = o.alone ? await alone(c) : undefined;
     log(`${label}: ${c.name}: ${fmt(r.reqPerSec)} req/s, p50 ${fmt(r.p50Ms)} ms, p99 ${fmt(r.p99Ms)} ms${r.errors ? `, ${r.errors} errors (${r.firstError})` : ''}${a === undefined ? '' : `; alone p50 ${fmt(a)} ms`}`);
