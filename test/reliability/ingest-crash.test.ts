@@ -26,9 +26,7 @@
  * 40 kills, 6 failovers, 4 restarts. Needs PostgreSQL (DATABASE_URL) and, for the restart part, the PostgreSQL server binaries.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, chmodSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import pg from 'pg';
 import type { Localnet } from '../../src/sources/localnet/index.js';
@@ -39,7 +37,7 @@ import { createWebhook, type WebhookSettings } from '../../src/store/webhooks.js
 import { CHAIN_TABLES, ZK_TABLES, createTestDb, tableDigests, type TestDb } from '../helpers/db.js';
 import { LONG } from './report.js';
 import { exited, recordLocalnetWorkload, reporter, rng, sleep, until as waitUntil } from './helpers.js';
-import { freePort } from '../helpers/net.js';
+import { findPgBin, privatePostgres } from './private-postgres.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const SLOTS = LONG ? 6000 : 1500;
@@ -296,7 +294,7 @@ describe.skipIf(!hasPostgres)('ingestion crash recovery (needs DATABASE_URL)', (
     }
   });
 
-  const pgBin = existsSync('/usr/lib/postgresql') ? readdirSync('/usr/lib/postgresql').map((v) => `/usr/lib/postgresql/${v}/bin`).find((d) => existsSync(join(d, 'pg_ctl'))) : undefined;
+  const pgBin = findPgBin();
 
   it.skipIf(!pgBin)(`PostgreSQL restarted ${PG_RESTARTS} times mid-run: the ingester waits, resumes, and the tables equal the reference`, async () => {
     const pgDir = await privatePostgres(pgBin!);
@@ -358,38 +356,3 @@ describe.skipIf(!hasPostgres)('ingestion crash recovery (needs DATABASE_URL)', (
     }
   });
 });
-
-/**
- * A private PostgreSQL server (trust auth, its own port and socket directory), run as the `postgres` user when this
- * process is root (initdb refuses root). Never the machine's shared server.
- */
-async function privatePostgres(bin: string): Promise<{ dir: string; port: number; ctl(args: string[]): void; destroy(): void }> {
-  const root = mkdtempSync(join(tmpdir(), 'solgate-pg-'));
-  chmodSync(root, 0o777);
-  const dir = join(root, 'data');
-  const port = await freePort();
-  const asRoot = process.getuid?.() === 0;
-  const run = (cmd: string, args: string[]) => {
-    const [file, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', join(bin, cmd), ...args]] : [join(bin, cmd), args];
-    execFileSync(file, argv, { stdio: 'pipe', timeout: 120_000 });
-  };
-  run('initdb', ['-D', dir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
-  const ctl = (args: string[]) => {
-    const start = args[0] === 'start' ? ['-o', `-p ${port} -k ${root} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=50`] : [];
-    run('pg_ctl', ['-D', dir, ...start, ...args]);
-  };
-  ctl(['start', '-w', '-l', join(root, 'log')]);
-  return {
-    dir: root,
-    port,
-    ctl,
-    destroy() {
-      try {
-        ctl(['stop', '-m', 'immediate', '-w']);
-      } catch {
-        /* already stopped */
-      }
-      rmSync(root, { recursive: true, force: true });
-    },
-  };
-}
