@@ -316,7 +316,7 @@ const LIST_CEILING = 'list ceiling: Fastify + 1 query, owner page (≤ 100 rows 
 
 /** The list ceiling case an owner-page case compares with (same owners), if any. */
 const listCeilingOf = (name: string): string | null =>
-  name.startsWith('getAssetsByOwner limit 100') ? `${LIST_CEILING} ${name.slice(name.indexOf('('))}` : null;
+  name.startsWith('getAssetsByOwner limit 100 (') ? `${LIST_CEILING} ${name.slice(name.indexOf('('))}` : null;
 
 function buildCases(s: Sample, rng: Rng): Case[] {
   const list = (limit: number, expected: (p: Record<string, unknown>) => number, owner = true) => (r: unknown, p: Record<string, unknown>) => {

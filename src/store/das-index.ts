@@ -253,10 +253,14 @@ export function docColumnsSql(p: string): string {
           (SELECT o.content FROM offchain_metadata o WHERE o.uri = ${p}.json_uri AND ${p}.json_uri <> '' AND o.content IS NOT NULL) AS offchain`;
 }
 
-/** The stored documents of `ids` (ids without an index row are absent), in one statement. */
+/**
+ * The stored documents of `ids` (ids without an index row are absent), in one statement: `das_asset_docs` (migration
+ * 039), the `docColumnsSql` read of those ids in a PL/pgSQL function whose plan each connection keeps (planning the
+ * statement cost several times its execution).
+ */
 export async function readAssetDocs(q: Queryable, ids: string[]): Promise<AssetDocRow[]> {
   if (!ids.length) return [];
-  const { rows } = await q.query<AssetDocRow>(`SELECT ${docColumnsSql('a')} FROM das_assets a WHERE a.id = ANY($1::text[])`, [ids]);
+  const { rows } = await q.query<AssetDocRow>('SELECT id, doc, stale, offchain FROM das_asset_docs($1::text[])', [ids]);
   return rows;
 }
 
