@@ -11,6 +11,7 @@ import { webhooksApi } from './rest/webhooks.js';
 import { transactionsApi } from './rest/transactions.js';
 import { jsonRpcApi } from './rpc/index.js';
 import { senderApi, senderUnconfiguredApi } from '../sender/routes.js';
+import { startKeyCache } from './plugins/key-cache.js';
 import { adminApi } from './admin/index.js';
 import { normalizeError } from './plugins/errors.js';
 import { restErrorBody } from './wire/errors.js';
@@ -92,6 +93,10 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
 
   // /health, /ready, /metrics and the HTTP metrics hook (on the root scope, so every interface inherits it).
   opsApi(app as unknown as FastifyInstance, deps);
+
+  // Keys that passed are remembered for SOLGATE_KEY_CACHE_MS (src/api/plugins/key-cache.ts): one lookup per key and
+  // interval instead of a round trip per request; key changes apply at once through the store's NOTIFY.
+  await startKeyCache(app as unknown as FastifyInstance, deps.db, deps.keyCacheMs ?? 1000);
 
   // With a replica (DATABASE_READ_URL), the interfaces that only read the index query it; keys stay on the primary.
   const reads: ApiDeps = deps.readDb ? { ...deps, db: deps.readDb, primaryDb: deps.db } : deps;

@@ -13,6 +13,8 @@ import type { Meter } from '../accounts/meter.js';
 
 export interface ApiDeps {
   db: Db;
+  /** How long a key that passed is remembered (SOLGATE_KEY_CACHE_MS; absent: 1000; 0 = checked on every request). */
+  keyCacheMs?: number;
   /**
    * A streaming replica of `db` (DATABASE_READ_URL): the Wallet REST and JSON-RPC interfaces read the index from it
    * (buildApp gives them `db: readDb, primaryDb: db`); keys, usage, webhooks and the rest stay on `db`.

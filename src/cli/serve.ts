@@ -312,6 +312,7 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
     fetchAccounts: rpcUrl ? (keys) => fetchAccounts(rpcUrl!, keys, { commitment: config.commitment }) : undefined,
     trustProxy: config.trustProxy,
     corsOrigins: config.corsOrigins,
+    keyCacheMs: config.keyCacheMs,
     ingestStatus: poller ? () => ({ lastSlot: ingester?.stats.lastSlot ?? null, tip: maxOrNull(tips?.tip ?? null, poller!.tip()) }) : undefined,
     readyMaxLagSlots: config.readyMaxLagSlots,
     offchain,

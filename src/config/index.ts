@@ -68,6 +68,7 @@ export const ENV_VARS: EnvVar[] = [
   { name: 'SOLGATE_WEBHOOKS_ALLOW_HTTP', default: 'false', description: 'Accept http:// webhook URLs in /v0/webhooks (local testing; https is required otherwise): true | false' },
   { name: 'SOLGATE_WEBHOOKS_ALLOW_PRIVATE', default: 'false', description: 'Accept webhook URLs on localhost and on private, loopback, link-local and other non-public addresses (local testing, trusted networks): true | false' },
   { name: 'SOLGATE_WEBHOOK_CONCURRENCY', default: '8', description: 'Webhooks this process delivers to at once (serve and `solgate worker`); 0 = serve delivers nothing (run `solgate worker` processes instead)' },
+  { name: 'SOLGATE_KEY_CACHE_MS', default: '1000', description: 'How long an API process remembers a key that passed (one key lookup per key and interval, not per request); a key changed through the admin API or CLI is judged again at once in every process on the same PostgreSQL (NOTIFY), at the latest after this long; 0 = read the key on every request' },
   { name: 'SOLGATE_WEBHOOK_PIPELINING', default: '8', description: 'POSTs of one webhook in flight at once on its kept-alive connection (HTTP/1.1 pipelining, answered in order); 1 = one at a time, for receivers that mishandle pipelining' },
   { name: 'SOLGATE_WEBHOOK_TIMEOUT_MS', default: '10000', description: 'Deadline of one webhook delivery POST; slower answers count as failed attempts' },
   { name: 'SOLGATE_WEBHOOK_RETRY_BASE_MS', default: '60000', description: 'Delay before the first retry of a failed delivery; doubles per attempt (with jitter) up to SOLGATE_WEBHOOK_RETRY_MAX_MS' },
@@ -158,6 +159,7 @@ export interface Config {
   webhookConcurrency: number;
   webhookTimeoutMs: number;
   webhookPipelining: number;
+  keyCacheMs: number;
   webhookRetryBaseMs: number;
   webhookRetryMaxMs: number;
   webhookRetryWindowSeconds: number;
@@ -348,6 +350,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookConcurrency: int('SOLGATE_WEBHOOK_CONCURRENCY', get('SOLGATE_WEBHOOK_CONCURRENCY')!, 0, 1024),
     webhookTimeoutMs: int('SOLGATE_WEBHOOK_TIMEOUT_MS', get('SOLGATE_WEBHOOK_TIMEOUT_MS')!, 100, 600_000),
     webhookPipelining: int('SOLGATE_WEBHOOK_PIPELINING', get('SOLGATE_WEBHOOK_PIPELINING')!, 1, 100),
+    keyCacheMs: int('SOLGATE_KEY_CACHE_MS', get('SOLGATE_KEY_CACHE_MS')!, 0, 60_000),
     webhookRetryBaseMs: int('SOLGATE_WEBHOOK_RETRY_BASE_MS', get('SOLGATE_WEBHOOK_RETRY_BASE_MS')!, 1),
     webhookRetryMaxMs: int('SOLGATE_WEBHOOK_RETRY_MAX_MS', get('SOLGATE_WEBHOOK_RETRY_MAX_MS')!, 1),
     webhookRetryWindowSeconds: int('SOLGATE_WEBHOOK_RETRY_WINDOW_SECONDS', get('SOLGATE_WEBHOOK_RETRY_WINDOW_SECONDS')!, 0),

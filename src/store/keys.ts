@@ -61,6 +61,23 @@ export function keyStatus(k: Pick<ApiKeyRecord, 'revokedAt' | 'expiresAt'>, now:
   return 'active';
 }
 
+/**
+ * NOTIFY channel of a changed key (revoked, rotated, updated): API processes that remember checked keys
+ * (src/api/plugins/key-cache.ts) forget them when it fires. Sent by the changing statement itself, at its commit.
+ */
+export const KEYS_CHANNEL = 'solgate_keys';
+const NOTIFY_CHANGE = `pg_notify('${KEYS_CHANNEL}', u.id) AS notified`;
+
+let changes = 0;
+/** Key changes made through this process (a remembered key is judged again after any of them). */
+export function keysChangeCount(): number {
+  return changes;
+}
+function changed(yes: boolean): boolean {
+  if (yes) changes++;
+  return yes;
+}
+
 /** Creates a key; the returned plain key is the only copy that will ever exist. */
 export async function createApiKey(
   q: Queryable,
@@ -110,8 +127,12 @@ export async function listApiKeys(q: Queryable): Promise<ApiKeyRecord[]> {
 
 export async function revokeApiKey(q: Queryable, id: string): Promise<boolean> {
   if (!isKeyId(id)) return false;
-  const { rows } = await q.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL RETURNING id', [id]);
-  return rows.length > 0;
+  const { rows } = await q.query(
+    `WITH u AS (UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL RETURNING id)
+     SELECT id, ${NOTIFY_CHANGE} FROM u`,
+    [id],
+  );
+  return changed(rows.length > 0);
 }
 
 /** One key by id (no secret involved), or null. */
@@ -123,18 +144,19 @@ export async function getApiKey(q: Queryable, id: string): Promise<ApiKeyRecord 
 
 /**
  * Regenerates a live key's secret: the returned key (same id, name, plan, allow-list, usage) is the only copy, and
- * the old one fails at once in every process (authentication reads the stored hash on each request). Null when the
- * key does not exist or is revoked.
+ * the old one fails at once in this process and, through the change's NOTIFY, in the others (at the latest after
+ * SOLGATE_KEY_CACHE_MS). Null when the key does not exist or is revoked.
  */
 export async function rotateApiKey(q: Queryable, id: string): Promise<{ key: string; record: ApiKeyRecord } | null> {
   if (!isKeyId(id)) return null;
   const key = newKey(id);
   const { rows } = await q.query<KeyRow>(
-    `UPDATE api_keys SET key_hash = $2, rotated_at = now() WHERE id = $1 AND revoked_at IS NULL
-     RETURNING id, name, allowed_ips, plan, created_at, expires_at, revoked_at`,
+    `WITH u AS (UPDATE api_keys SET key_hash = $2, rotated_at = now() WHERE id = $1 AND revoked_at IS NULL
+                RETURNING id, name, allowed_ips, plan, created_at, expires_at, revoked_at)
+     SELECT *, ${NOTIFY_CHANGE} FROM u`,
     [id, hashKey(key)],
   );
-  return rows.length ? { key, record: toRecord(rows[0]) } : null;
+  return changed(rows.length > 0) ? { key, record: toRecord(rows[0]) } : null;
 }
 
 /** Changes a key's name, plan, allow-list or expiry (fields left undefined are kept); null when unknown. */
@@ -145,10 +167,11 @@ export async function updateApiKey(
 ): Promise<ApiKeyRecord | null> {
   if (!isKeyId(id)) return null;
   const { rows } = await q.query<KeyRow>(
-    `UPDATE api_keys SET name = COALESCE($2, name), plan = COALESCE($3, plan), allowed_ips = COALESCE($4::text[], allowed_ips),
-            expires_at = CASE WHEN $5 THEN $6::timestamptz ELSE expires_at END
-      WHERE id = $1 RETURNING id, name, allowed_ips, plan, created_at, expires_at, revoked_at`,
+    `WITH u AS (UPDATE api_keys SET name = COALESCE($2, name), plan = COALESCE($3, plan), allowed_ips = COALESCE($4::text[], allowed_ips),
+                       expires_at = CASE WHEN $5 THEN $6::timestamptz ELSE expires_at END
+                 WHERE id = $1 RETURNING id, name, allowed_ips, plan, created_at, expires_at, revoked_at)
+     SELECT *, ${NOTIFY_CHANGE} FROM u`,
     [id, o.name ?? null, o.plan ?? null, o.allowedIps ?? null, o.expiresAt !== undefined, o.expiresAt ?? null],
   );
-  return rows.length ? toRecord(rows[0]) : null;
+  return changed(rows.length > 0) ? toRecord(rows[0]) : null;
 }

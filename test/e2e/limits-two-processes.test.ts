@@ -1,7 +1,7 @@
 /**
  * Two `solgate serve` processes sharing PostgreSQL and Redis: a key's per-second limit holds across both (the 429s
  * start where the plan says, within one window's tolerance, not twice as late), and revoking or rotating a key takes
- * effect on both at once. Needs PostgreSQL (DATABASE_URL, as in CI) and Redis (REDIS_URL or 127.0.0.1:6379).
+ * effect on both at once although each remembers the keys it checked (the change's NOTIFY reaches both). Needs PostgreSQL (DATABASE_URL, as in CI) and Redis (REDIS_URL or 127.0.0.1:6379).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -27,7 +27,9 @@ beforeAll(async () => {
     const port = await freePort();
     const c = spawn(process.execPath, [join(ROOT, 'bin', 'solgate.js'), 'serve'], {
       cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: t.url!, REDIS_URL, PORT: String(port), HOST: '127.0.0.1', SOLANA_RPC_URL: '', LOG_LEVEL: 'warn', SOLGATE_WEBHOOK_CONCURRENCY: '0' },
+      env: { ...process.env, DATABASE_URL: t.url!, REDIS_URL, PORT: String(port), HOST: '127.0.0.1', SOLANA_RPC_URL: '', LOG_LEVEL: 'warn', SOLGATE_WEBHOOK_CONCURRENCY: '0',
+        // Keys remembered far longer than the test runs: a change can only reach the other process through its NOTIFY.
+        SOLGATE_KEY_CACHE_MS: '60000' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     c.stderr!.on('data', (d: Buffer) => logs.push(String(d)));
@@ -55,6 +57,16 @@ const getAsset = (port: number, key: string) =>
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getAsset', params: { id: ASSET } }),
   });
 
+/** The status of getAsset once it is `want`, or the last one seen after 2 s. */
+async function statusWithin(port: number, key: string, want: number): Promise<number> {
+  const deadline = Date.now() + 2000;
+  for (;;) {
+    const status = (await getAsset(port, key)).status;
+    if (status === want || Date.now() > deadline) return status;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 describe.skipIf(!hasPostgres)('two API processes sharing Redis (needs DATABASE_URL)', () => {
   it('a free key gets 2 DAS calls per second plus a burst of 4 in total across both processes', async () => {
     const { key } = await createApiKey(t.db, { name: 'shared', plan: 'free' });
@@ -79,11 +91,14 @@ describe.skipIf(!hasPostgres)('two API processes sharing Redis (needs DATABASE_U
     expect((await getAsset(ports[1], key)).status).toBe(200);
     const rotated = await rotateApiKey(t.db, record.id);
     for (const port of ports) {
-      expect((await getAsset(port, key)).status).toBe(401);
+      // The NOTIFY is sent at the change's commit; allow the listening connection a moment to deliver it.
+      expect(await statusWithin(port, key, 401)).toBe(401);
       expect((await getAsset(port, rotated!.key)).status).toBe(200);
     }
+    expect((await getAsset(ports[0], rotated!.key)).status).toBe(200);
     await revokeApiKey(t.db, record.id);
     for (const port of ports) {
+      expect(await statusWithin(port, rotated!.key, 401)).toBe(401);
       const r = await getAsset(port, rotated!.key);
       expect(r.status).toBe(401);
       expect(((await r.json()) as { error: { code: number } }).error.code).toBe(-32401);

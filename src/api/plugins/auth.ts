@@ -8,6 +8,7 @@ import { SolgateError } from '../../core/errors.js';
 import type { Db } from '../../store/db.js';
 import { findApiKey, type ApiKeyRecord } from '../../store/keys.js';
 import { ipAllowed } from './ip-allow.js';
+import { keyCacheOf } from './key-cache.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -42,8 +43,16 @@ export function createAuthenticator(db: Db, style: AuthStyle, now: () => Date = 
   return async function authenticate(req: FastifyRequest): Promise<void> {
     const key = presentedKey(req);
     if (key === undefined || key === '') throw new SolgateError('UNAUTHORIZED', msg.missing);
-    const rec = await findApiKey(db, key);
-    if (!rec) throw new SolgateError('UNAUTHORIZED', msg.invalid);
+    // Remembered for SOLGATE_KEY_CACHE_MS when the app keeps a key cache for this database (./key-cache.ts).
+    const cache = keyCacheOf(db);
+    let rec = cache?.get(key);
+    if (!rec) {
+      const epoch = cache?.epoch() ?? 0;
+      const found = await findApiKey(db, key);
+      if (!found) throw new SolgateError('UNAUTHORIZED', msg.invalid);
+      rec = found;
+      if (!rec.revokedAt) cache?.set(key, rec, epoch);
+    }
     if (rec.revokedAt) throw new SolgateError('UNAUTHORIZED', style === 'rest' ? 'API key has been revoked' : msg.invalid);
     if (rec.expiresAt && rec.expiresAt <= now()) throw new SolgateError('UNAUTHORIZED', style === 'rest' ? 'API key has expired' : msg.invalid);
     if (!ipAllowed(req.ip, rec.allowedIps))
