@@ -12,6 +12,7 @@ import { fetchAccounts } from '../sources/rpc-poller.js';
 import { historyBeforeLive } from '../ingest/tree-backfill.js';
 import { runWhileLeader } from '../ingest/leadership.js';
 import { createDriftDetector } from '../ingest/drift.js';
+import { startRetention } from '../ingest/retention.js';
 import { loadTreeFile } from './light-trees.js';
 import { createOffchainFetcher, offchainConfig } from '../offchain/fetcher.js';
 import { createPythPoller } from '../ingest/pyth-poll.js';
@@ -56,6 +57,8 @@ export async function runIngest(opts: { rpc?: string; fromSlot?: number }): Prom
       ? createDriftDetector({ db: rt.db, client: zkClient, ingester, commitment: rt.config.commitment, sample: rt.config.driftSample, intervalMs: rt.config.driftIntervalMs, logger: rt.logger })
       : null;
     drift?.start();
+    // Partitions created ahead of ingestion, old ones dropped by the retention settings (src/ingest/retention.ts).
+    const retention = startRetention(rt.db, rt.config, rt.logger);
     // One ingester per PostgreSQL database: wait in standby while another holds the lock (src/ingest/leadership.ts).
     await runWhileLeader({ databaseUrl: rt.config.databaseUrl, signal: ctl.signal, logger: rt.logger }, (signal) =>
       followWithRetries(() => ingester.run(poller, { startSlot, fromSlot, signal, beforeLive }), {
@@ -67,6 +70,7 @@ export async function runIngest(opts: { rpc?: string; fromSlot?: number }): Prom
     );
     await pyth.stop();
     await drift?.stop();
+    await retention?.stop();
     await zkClient.close();
     rt.logger.info(ingester.stats, 'ingest: stopped');
   } finally {

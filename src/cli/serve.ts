@@ -33,6 +33,7 @@ import type { Block } from '../core/model.js';
 import { startCommittedFeed, type CommittedFeed } from '../ingest/committed-feed.js';
 import { runWhileLeader } from '../ingest/leadership.js';
 import { createDriftDetector } from '../ingest/drift.js';
+import { startRetention } from '../ingest/retention.js';
 import { createTransactionHistory } from '../ingest/transaction-history.js';
 import { createCoverageService } from '../ingest/hydrate.js';
 import { historyBeforeLive } from '../ingest/tree-backfill.js';
@@ -266,6 +267,9 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
     drift.start();
     closers.push(() => drift.stop(), () => driftClient.close());
   }
+  // Partitions created ahead of ingestion, old ones dropped by the retention settings (src/ingest/retention.ts).
+  const retention = ingester ? startRetention(db, config, logger) : null;
+  if (retention) closers.push(() => retention.stop());
   const coverage = createCoverageService({
     db, ingester: ingester ?? undefined, client, commitment: config.commitment, logger, backfill: backfill ?? undefined, historyWaitMs: config.historyWaitMs,
   });

@@ -23,6 +23,10 @@ export const ENV_VARS: EnvVar[] = [
   { name: 'SOLGATE_GRPC_TOKEN', default: undefined, description: 'The x-token the SOLGATE_GRPC_URL endpoint expects, if any' },
   { name: 'SOLGATE_DRIFT_INTERVAL_MS', default: '60000', description: 'How often a process that ingests compares a sample of the index (SOL balances, token accounts, DAS asset owners, Bubblegum and ZK Compression tree roots) with the cluster at the same slot, counting differences and repairing those it can (docs/operations.md); 0 = never' },
   { name: 'SOLGATE_DRIFT_SAMPLE', default: '100', description: 'Rows of each account kind the drift detector compares per round (trees: 2 of each kind)' },
+  { name: 'SOLGATE_RETENTION_HISTORY_SLOTS', default: '0', description: 'Transaction history kept (transactions, wallet activity and transfers), in slots behind the indexed slot; older partitions are dropped and history answers say partial (docs/storage.md); 0 = keep forever' },
+  { name: 'SOLGATE_RETENTION_USAGE_DAYS', default: '0', description: 'Usage rows (credits per key, day and method) kept, in days (at least 32, so the month being billed stays whole); 0 = keep forever' },
+  { name: 'SOLGATE_PARTITION_SLOTS', default: '432000', description: 'Width in slots of the partitions of the history tables created from now on (432000 = one epoch, about two days of mainnet; docs/storage.md)' },
+  { name: 'SOLGATE_PARTITION_INTERVAL_MS', default: '60000', description: 'How often a process that ingests creates the next partitions and applies the retention settings (docs/storage.md); 0 = never (new rows then all go to the DEFAULT partitions)' },
   { name: 'SOLGATE_RPC_UPSTREAM_URL', default: undefined, description: 'Where the standard Solana JSON-RPC methods sent to `/` are forwarded (docs/rpc.md); unset = SOLANA_RPC_URL (or the demo chain); neither = they answer -32601' },
   { name: 'SOLGATE_RPC_UPSTREAM_WS_URL', default: undefined, description: 'The cluster PubSub (WebSocket) endpoint the gateway\'s WebSocket subscriptions are bridged to (docs/rpc.md); unset = the upstream JSON-RPC URL with the ws/wss scheme' },
   { name: 'SOLGATE_WS_MAX_CONNECTIONS_PER_KEY', default: '100', description: 'Open WebSocket connections per API key (more are closed with 1008)' },
@@ -110,6 +114,10 @@ export interface Config {
   grpcToken: string | undefined;
   driftIntervalMs: number;
   driftSample: number;
+  retentionHistorySlots: number;
+  retentionUsageDays: number;
+  partitionSlots: number;
+  partitionIntervalMs: number;
   rpcUpstreamUrl: string | undefined;
   rpcUpstreamTimeoutMs: number;
   rpcUpstreamWsUrl: string | undefined;
@@ -191,6 +199,13 @@ export class ConfigError extends Error {}
 function int(name: string, v: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
   const n = Number(v);
   if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(`${name} must be an integer in [${min}, ${max}], got "${v}"`);
+  return n;
+}
+
+/** SOLGATE_RETENTION_USAGE_DAYS: 0, or enough days that the month being billed is never cut. */
+function usageDays(v: string): number {
+  const n = int('SOLGATE_RETENTION_USAGE_DAYS', v, 0);
+  if (n > 0 && n < 32) throw new ConfigError(`SOLGATE_RETENTION_USAGE_DAYS must be 0 (keep forever) or at least 32 (the month being billed stays whole), got "${v}"`);
   return n;
 }
 
@@ -303,6 +318,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     grpcToken: get('SOLGATE_GRPC_TOKEN'),
     driftIntervalMs: int('SOLGATE_DRIFT_INTERVAL_MS', get('SOLGATE_DRIFT_INTERVAL_MS')!, 0),
     driftSample: int('SOLGATE_DRIFT_SAMPLE', get('SOLGATE_DRIFT_SAMPLE')!, 1, 10_000),
+    retentionHistorySlots: int('SOLGATE_RETENTION_HISTORY_SLOTS', get('SOLGATE_RETENTION_HISTORY_SLOTS')!, 0),
+    retentionUsageDays: usageDays(get('SOLGATE_RETENTION_USAGE_DAYS')!),
+    partitionSlots: int('SOLGATE_PARTITION_SLOTS', get('SOLGATE_PARTITION_SLOTS')!, 1),
+    partitionIntervalMs: int('SOLGATE_PARTITION_INTERVAL_MS', get('SOLGATE_PARTITION_INTERVAL_MS')!, 0),
     rpcUpstreamUrl: get('SOLGATE_RPC_UPSTREAM_URL'),
     rpcUpstreamTimeoutMs: int('SOLGATE_RPC_UPSTREAM_TIMEOUT_MS', get('SOLGATE_RPC_UPSTREAM_TIMEOUT_MS')!, 100, 600_000),
     rpcUpstreamWsUrl: get('SOLGATE_RPC_UPSTREAM_WS_URL'),

@@ -27,12 +27,13 @@ export interface CoverageReport {
    * history only from `slot` on), `since-origin` (an answer over many addresses: the index holds what happened from
    * `slot`, where it began, on), `accounts` (a key's assets that are accounts were read at `slot` and followed
    * since, but it may also have compressed NFTs or assets no account filter finds: `reason`), `no-cluster` (no
-   * cluster RPC to read from), `failed` (the read failed; `error`).
+   * cluster RPC to read from), `failed` (the read failed; `error`), `retention` (the history was complete, but the
+   * retention setting has dropped what is older than `slot`: complete from `slot` on; docs/storage.md).
    */
-  basis: 'genesis' | 'hydrated' | 'backfilled' | 'backfilling' | 'truncated' | 'since-origin' | 'accounts' | 'no-cluster' | 'failed';
+  basis: 'genesis' | 'hydrated' | 'backfilled' | 'backfilling' | 'truncated' | 'since-origin' | 'accounts' | 'no-cluster' | 'failed' | 'retention';
   /**
-   * `hydrated`/`accounts`: the slot the state was read at; `backfilling`/`truncated`: the oldest slot the history is
-   * complete from.
+   * `hydrated`/`accounts`: the slot the state was read at; `backfilling`/`truncated`/`retention`: the oldest slot the
+   * history is complete from.
    */
   slot?: number;
   error?: string;

@@ -181,3 +181,35 @@ export const driftMismatches = new Counter({
   labelNames: ['kind'] as const,
   registers: [registry],
 });
+
+/** Partitions of the append-only tables created ahead of the values written (src/ingest/retention.ts), by family. */
+export const partitionsCreated = new Counter({
+  name: 'solgate_partitions_created_total',
+  help: 'Partition ranges of the append-only tables created ahead of ingestion, by family (history, webhook_attempts, usage)',
+  labelNames: ['family'] as const,
+  registers: [registry],
+});
+
+/** Partitions dropped by retention, by family (one per range, whatever the number of tables in the family). */
+export const partitionsDropped = new Counter({
+  name: 'solgate_partitions_dropped_total',
+  help: 'Partition ranges dropped because they were wholly older than the retention horizon, by family',
+  labelNames: ['family'] as const,
+  registers: [registry],
+});
+
+/** Rows deleted by retention from the DEFAULT partitions (values no range partition covered), by family. */
+export const retentionRowsDeleted = new Counter({
+  name: 'solgate_retention_rows_deleted_total',
+  help: 'Rows older than the retention horizon deleted from the DEFAULT partitions, by family',
+  labelNames: ['family'] as const,
+  registers: [registry],
+});
+
+/** Partition changes given up because a lock was not granted within the lock timeout (tried again next round). */
+export const partitionLockTimeouts = new Counter({
+  name: 'solgate_partition_lock_timeouts_total',
+  help: 'Partition maintenance steps given up because a table lock was not granted within the short lock timeout (retried next round), by family',
+  labelNames: ['family'] as const,
+  registers: [registry],
+});

@@ -18,6 +18,7 @@ import { childBackfills, enqueueBackfill, getBackfills, rangesCoverBefore } from
 import type { Backfiller } from './backfill.js';
 import { createKeyCoverage } from './hydrate-group.js';
 import { getZkHistory } from '../store/zk/history.js';
+import { retainedFrom } from '../store/partitions.js';
 import { createSingleFlight } from '../core/single-flight.js';
 import { createWorkLoop } from '../core/work-loop.js';
 
@@ -149,9 +150,19 @@ export function createCoverageService(o: CoverageServiceOptions): CoverageServic
     return { complete: false, basis: 'backfilling', slot: row?.oldestSlot ?? origin ?? undefined };
   }
 
+  /**
+   * A history that is complete as far as the index goes, unless the retention setting has dropped its older part
+   * (src/ingest/retention.ts): then complete only from the slot retention kept everything from.
+   */
+  async function retained(r: CoverageReport): Promise<CoverageReport> {
+    if (!r.complete) return r;
+    const from = await retainedFrom(o.db, 'history');
+    return from === null ? r : { complete: false, basis: 'retention', slot: from };
+  }
+
   const ensureCovered: EnsureCovered = async (address, need) => {
-    if ((await indexOrigin()) === 0) return { complete: true, basis: 'genesis' };
-    if (need === 'history') return history(address);
+    if ((await indexOrigin()) === 0) return need === 'history' ? retained({ complete: true, basis: 'genesis' }) : { complete: true, basis: 'genesis' };
+    if (need === 'history') return retained(await history(address));
     if (isKeyNeed(need)) return keys.ensure(address, need);
     const known = (await getStateCoverage(o.db, [address])).get(address);
     if (known !== undefined) return { complete: true, basis: 'hydrated', slot: known };

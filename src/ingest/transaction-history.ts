@@ -3,13 +3,14 @@
  * addresses (account keys: `accountInclude`, or the first of `accountRequired`) or of its signature, from `fromSlot`
  * through the index's checkpoint, found in the history index and read back from the cluster (`getTransaction`), in
  * chain order. Refused — never silently cut — when the index does not hold that past completely (it began later and
- * the addresses' history was not backfilled) or when it is more than `max` transactions.
+ * the addresses' history was not backfilled, or retention dropped it) or when it is more than `max` transactions.
  */
 import type { NormalizedTx } from '../core/model.js';
 import type { Db } from '../store/db.js';
 import { addressTransactionsPage, getCheckpoint, transactionPosition } from '../store/chain.js';
 import { getIndexOrigin } from '../store/coverage.js';
 import { getBackfills } from '../store/backfill.js';
+import { retainedFrom } from '../store/partitions.js';
 import { fetchTransactions, placeInBlocks } from '../sources/address-history.js';
 import type { RpcClient } from '../sources/rpc-client.js';
 import type { TransactionHistory } from '../core/transaction-filter.js';
@@ -26,6 +27,9 @@ export function createTransactionHistory(o: { db: Db; client: RpcClient; commitm
       if (filter.signature !== undefined || missing.length)
         throw new Error(`Invalid params: the index holds transactions from slot ${origin} on${missing.length ? ` (the history of ${missing[0]} was not read back)` : ''}: resume from slot ${origin} or later`);
     }
+    // Retention dropped the history below `kept` (docs/storage.md).
+    const kept = await retainedFrom(o.db, 'history');
+    if (kept !== null && kept > fromSlot) throw new Error(`Invalid params: the index keeps transactions from slot ${kept} on (retention): resume from slot ${kept} or later`);
     const found = new Map<string, { slot: number; index: number }>();
     if (filter.signature !== undefined) {
       const at = await transactionPosition(o.db, filter.signature);

@@ -50,8 +50,8 @@ export function transactionsStatement(rows: TxRow[]): Statement | null {
     // A record with meta completes one seen earlier without it (Geyser-style); otherwise the first write stays,
     // except that a row without a type (written before migration 015) takes the type of a record at least as
     // complete (re-ingesting old slots fills types in), and a row whose memo is not known ('', written before
-    // migration 028) takes the record's.
-    `ON CONFLICT (signature) DO UPDATE SET
+    // migration 028) takes the record's. The key is (signature, slot): the table is partitioned by slot (migration 032).
+    `ON CONFLICT (signature, slot) DO UPDATE SET
        fee = CASE WHEN t.has_meta THEN t.fee ELSE EXCLUDED.fee END,
        err = CASE WHEN t.has_meta THEN t.err ELSE EXCLUDED.err END,
        has_meta = t.has_meta OR EXCLUDED.has_meta,
@@ -152,7 +152,7 @@ export interface TxPosition {
 
 export async function getTxPosition(q: Queryable, signature: string): Promise<TxPosition | null> {
   const { rows } = await q.query<{ slot: number; tx_index: number }>(
-    'SELECT slot, tx_index FROM transactions WHERE signature = $1',
+    'SELECT slot, tx_index FROM transactions WHERE signature = $1 ORDER BY slot DESC LIMIT 1',
     [signature],
   );
   return rows.length ? { slot: Number(rows[0].slot), txIndex: rows[0].tx_index, signature } : null;
@@ -207,7 +207,7 @@ export async function queryHistory(q: Queryable, h: HistoryQuery): Promise<Histo
     fee_payer: string; err: unknown; changes: BalanceChange[] | null;
   }>(
     `SELECT a.signature, a.slot, a.tx_index, t.block_time, t.fee, t.fee_payer, t.err, a.changes
-       FROM address_transactions a JOIN transactions t ON t.signature = a.signature
+       FROM address_transactions a JOIN transactions t ON t.signature = a.signature AND t.slot = a.slot
       WHERE a.address = $1 AND a.relation <= $2 AND a.slot <= $3 ${bound} ${typed}
       ORDER BY a.slot ${dir}, a.tx_index ${dir}, a.signature ${dir}
       LIMIT $4`,
@@ -283,7 +283,7 @@ export async function addressTransactionsPage(q: Queryable, x: AddressTxQuery): 
   const dir = x.desc ? 'DESC' : 'ASC';
   const { rows } = await q.query<{ signature: string; slot: string | number; tx_index: number; block_time: string | number | null; err: unknown; memo: string | null }>(
     `SELECT a.signature, a.slot, a.tx_index, t.block_time, t.err, t.memo
-       FROM address_transactions a JOIN transactions t ON t.signature = a.signature
+       FROM address_transactions a JOIN transactions t ON t.signature = a.signature AND t.slot = a.slot
       WHERE ${where.join(' AND ')}
       ORDER BY a.slot ${dir}, a.tx_index ${dir}, a.signature ${dir}
       LIMIT $${params.length}`,
@@ -301,7 +301,7 @@ export async function addressTransactionsPage(q: Queryable, x: AddressTxQuery): 
 
 /** Where a transaction of the index sits (slot, position), or null when the index does not hold it. */
 export async function transactionPosition(q: Queryable, signature: string): Promise<{ slot: number; index: number } | null> {
-  const { rows } = await q.query<{ slot: string | number; tx_index: number }>('SELECT slot, tx_index FROM transactions WHERE signature = $1', [signature]);
+  const { rows } = await q.query<{ slot: string | number; tx_index: number }>('SELECT slot, tx_index FROM transactions WHERE signature = $1 ORDER BY slot DESC LIMIT 1', [signature]);
   return rows.length ? { slot: Number(rows[0].slot), index: rows[0].tx_index } : null;
 }
 

@@ -43,11 +43,27 @@ export async function migrate(db: Db, migrations = listMigrations()): Promise<st
   return applied;
 }
 
-/** Splits a migration file into statements (no `;` inside strings or bodies in our migrations). */
-function splitSql(sql: string): string[] {
-  return sql
-    .replace(/--[^\n]*/g, '')
-    .split(';')
-    .map((s) => s.trim())
-    .filter(Boolean);
+/**
+ * Splits a migration file into statements at `;` outside `$$ … $$` bodies (DO blocks; no `;` inside strings in our
+ * migrations).
+ */
+export function splitSql(sql: string): string[] {
+  const out: string[] = [];
+  let cur = '';
+  let inBody = false;
+  for (const part of sql.replace(/--[^\n]*/g, '').split(/(\$\$)/)) {
+    if (part === '$$') inBody = !inBody;
+    if (part === '$$' || inBody) {
+      cur += part;
+      continue;
+    }
+    const pieces = part.split(';');
+    cur += pieces[0];
+    for (const p of pieces.slice(1)) {
+      out.push(cur);
+      cur = p;
+    }
+  }
+  out.push(cur);
+  return out.map((s) => s.trim()).filter(Boolean);
 }

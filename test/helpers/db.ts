@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { openDb, type Db } from '../../src/store/db.js';
-import { migrate } from '../../src/store/migrate.js';
+import { migrate, type Migration } from '../../src/store/migrate.js';
 
 export interface TestDb {
   db: Db;
@@ -14,11 +14,12 @@ export interface TestDb {
   drop(): Promise<void>;
 }
 
-export async function createTestDb(): Promise<TestDb> {
+/** `migrations`: apply only these (a database as an older version left it); default all. */
+export async function createTestDb(opts: { migrations?: Migration[] } = {}): Promise<TestDb> {
   const base = process.env.DATABASE_URL;
   if (!base) {
     const db = await openDb({ inMemory: true });
-    await migrate(db);
+    await migrate(db, opts.migrations);
     return { db, drop: () => db.close() };
   }
   const name = `solgate_test_${randomBytes(6).toString('hex')}`;
@@ -30,7 +31,7 @@ export async function createTestDb(): Promise<TestDb> {
   u.pathname = `/${name}`;
   const url = u.toString();
   const db = await openDb({ databaseUrl: url, poolSize: 4 });
-  await migrate(db);
+  await migrate(db, opts.migrations);
   return {
     db,
     url,

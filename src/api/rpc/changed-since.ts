@@ -17,6 +17,7 @@ import { STAKE_PROGRAM, SYSTEM_PROGRAM, VOTE_PROGRAM } from '../../core/programs
 import { getBackfills, rangesCoverBefore } from '../../store/backfill.js';
 import { getCheckpoint, writtenBetween } from '../../store/chain.js';
 import { getIndexOrigin } from '../../store/coverage.js';
+import { retainedFrom } from '../../store/partitions.js';
 import type { Db } from '../../store/db.js';
 
 /** Programs whose accounts the runtime writes outside indexed transactions. */
@@ -50,9 +51,13 @@ export function checkProgramTracked(program: string): void {
 
 /**
  * Refuses S before the index's origin (with the first slot it answers from), unless bulk backfills cover every
- * slot before the origin or every one of `accounts` (when given) had its history read back completely.
+ * slot before the origin or every one of `accounts` (when given) had its history read back completely; and S before
+ * the slot retention kept the history from.
  */
 export async function checkOrigin(db: Db, since: number, accounts: readonly string[] | null): Promise<void> {
+  // Retention dropped the links below `kept` (docs/storage.md): nothing before it can be told, backfilled or not.
+  const kept = await retainedFrom(db, 'history');
+  if (kept !== null && since < kept) invalid(`changedSinceSlot ${since} is before slot ${kept}: retention has dropped the index's older history; the index answers from slot ${kept} on`);
   const origin = await getIndexOrigin(db);
   if (origin === null || origin <= since || (await rangesCoverBefore(db, origin))) return;
   let missing: string | undefined;

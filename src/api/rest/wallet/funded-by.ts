@@ -35,7 +35,8 @@ export function registerFundedByRoute(app: FastifyInstance, deps: ApiDeps): void
     const wallet = walletParam((req.params as { wallet: string }).wallet);
     // The first funding is known only once the wallet's earliest transfers are indexed; never guessed from later ones.
     const cov = await reportCoverage(deps, reply, wallet, 'history');
-    if (cov && !cov.complete) throw fundingUnknown(wallet, cov);
+    // Retention drops old transactions, not the first funding each wallet keeps (wallet_funding): still known.
+    if (cov && !cov.complete && cov.basis !== 'retention') throw fundingUnknown(wallet, cov);
     const f = await queryFunding(deps.db, wallet, await readableSlot(deps.db));
     if (!f) throw new SolgateError('NOT_FOUND', 'No funding transaction found', { details: `no incoming SOL transfer to ${wallet} is indexed` });
     const funder = (await getIdentities(deps.db, [f.funder])).get(f.funder);

@@ -16,6 +16,7 @@ import { isInfrastructureAddress } from '../../../core/infrastructure.js';
 import { addressTransactionsPage, getCheckpoint, transactionPosition, type AddressTxRow } from '../../../store/chain.js';
 import { getIndexOrigin } from '../../../store/coverage.js';
 import { getBackfills } from '../../../store/backfill.js';
+import { retainedFrom } from '../../../store/partitions.js';
 import type { IndexAnswer } from './types.js';
 
 /** Slots below the index's checkpoint taken as finalized on every node when the index follows `confirmed`. */
@@ -64,5 +65,8 @@ export const getSignaturesForAddress: IndexAnswer = async (params, deps) => {
   });
   const rows: AddressTxRow[] = until ? page.rows.filter((r) => r.slot > until.slot || r.txIndex > until.index) : page.rows;
   if (rows.some((r) => r.memo === '')) return undefined;
+  // Retention dropped the history below `kept` (docs/storage.md): a page that may reach there is the cluster's.
+  const kept = await retainedFrom(deps.db, 'history');
+  if (kept !== null && !(until && until.slot >= kept) && (rows.length < (limit as number) || rows[rows.length - 1].slot < kept)) return undefined;
   return rows.map((r) => ({ signature: r.signature, slot: r.slot, err: r.err, memo: r.memo, blockTime: r.blockTime, confirmationStatus: 'finalized' }));
 };
