@@ -10,8 +10,8 @@
  *    below it; the history answers then say they are partial from the horizon on (`basis=retention`).
  *
  * Every change runs in its own short transaction under a `lock_timeout` (`lockTimeoutMs`, 200 ms): one that cannot
- * get its lock in time gives up and is tried again next round, so ingestion and reads are never held up longer —
- * except, once, when ingestion got ahead of the partitions (`catchUpLockTimeoutMs`, 5 s).
+ * get its lock in time gives up and is tried again next round, so ingestion and reads are never held up longer (and
+ * in a lock cycle with ingestion it is the change that gives up: 200 ms is below PostgreSQL's deadlock_timeout).
  * Rounds run every `intervalMs`; a failed round is logged and counted, never fatal.
  */
 import type { Logger } from 'pino';
@@ -35,13 +35,9 @@ export interface RetentionOptions {
   webhookAttemptDays: number;
   /** Usage rows kept, in days; 0 = forever. */
   usageDays: number;
-  /** Lock timeout of each change (default 200 ms). */
+  /** Lock timeout of each change (default 200 ms; keep it below PostgreSQL's deadlock_timeout, 1 s). */
   lockTimeoutMs?: number;
-  /**
-   * Lock timeout of creating a range ingestion is already writing into the DEFAULT partition for (default 5 s; see
-   * `createPartitionsAhead`): ingestion waits at most that long, once.
-   */
-  catchUpLockTimeoutMs?: number;
+
   /** Test seam: the wall clock (ms). */
   now?: () => number;
 }
@@ -67,13 +63,12 @@ const RETRIED = new Set(['55P03', '40P01']);
 
 export function createRetentionJob(o: RetentionOptions): RetentionJob {
   const lockTimeoutMs = o.lockTimeoutMs ?? 200;
-  const catchUpLockTimeoutMs = o.catchUpLockTimeoutMs ?? 5000;
   const clock = o.now ?? Date.now;
 
-  async function step(round: RetentionRound, name: FamilyName, now: number, width: number, ahead: number, keep: number): Promise<void> {
+  async function step(round: RetentionRound, name: FamilyName, now: number, width: number, ahead: number, keep: number, lockedMargin: number): Promise<void> {
     const f = family(name);
     try {
-      const created = await createPartitionsAhead(o.db, f, { now, width, ahead, lockTimeoutMs, catchUpLockTimeoutMs });
+      const created = await createPartitionsAhead(o.db, f, { now, width, ahead, lockTimeoutMs, lockedMargin });
       if (created) {
         round.created[name] = created;
         partitionsCreated.inc({ family: name }, created);
@@ -102,10 +97,12 @@ export function createRetentionJob(o: RetentionOptions): RetentionJob {
     const round: RetentionRound = { created: {}, dropped: {}, rowsDeleted: {}, lockTimeouts: [] };
     // Before the first block is written, the slot ingestion starts from (recorded first): its partitions come first.
     const slot = (await getCheckpoint(o.db)) ?? (await getIndexOrigin(o.db));
-    if (slot !== null) await step(round, 'history', slot, o.partitionSlots ?? DEFAULT_PARTITION_SLOTS, 2, o.historySlots);
+    // A range within 2000 slots (≈13 minutes of mainnet; more than a catch-up batch) of the checkpoint, or starting
+    // tomorrow at the latest, may be written while it is attached: attached with the tables locked.
+    if (slot !== null) await step(round, 'history', slot, o.partitionSlots ?? DEFAULT_PARTITION_SLOTS, 2, o.historySlots, 2000);
     const today = dayNumber(clock());
-    await step(round, 'webhook_attempts', today, 1, 2, o.webhookAttemptDays);
-    await step(round, 'usage', today, USAGE_WIDTH_DAYS, 1, o.usageDays);
+    await step(round, 'webhook_attempts', today, 1, 2, o.webhookAttemptDays, 1);
+    await step(round, 'usage', today, USAGE_WIDTH_DAYS, 1, o.usageDays, 1);
     return round;
   }
 

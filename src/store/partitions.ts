@@ -10,11 +10,13 @@
  *
  * Values are handled as integers: slots, or whole UTC days since 1970-01-01 for the time families.
  *
- * Locks: a partition is created beside the table and then attached (ATTACH takes SHARE UPDATE EXCLUSIVE on the parent,
- * which does not conflict with inserts and reads). Detaching takes ACCESS EXCLUSIVE on the parent (DETACH …
- * CONCURRENTLY is refused by PostgreSQL while a DEFAULT partition exists), so every change runs under a short
- * `lock_timeout`: a change that would wait longer gives up (error 55P03) and is tried again next round, so ingestion
- * and reads wait at most that long.
+ * Locks: a partition far enough ahead of the values being written is created beside the table and then attached
+ * (ATTACH takes SHARE UPDATE EXCLUSIVE on the parent, which does not conflict with inserts and reads); one that may
+ * already be written, and every detach, takes ACCESS EXCLUSIVE on the family's tables for an instant (DETACH …
+ * CONCURRENTLY is refused by PostgreSQL while a DEFAULT partition exists). Every change runs under a short
+ * `lock_timeout`, below PostgreSQL's `deadlock_timeout` (1 s): a change that would wait longer gives up (error
+ * 55P03) and is tried again next round, so ingestion and reads wait at most that long, and in a lock cycle with an
+ * ingestion transaction it is always the change that gives up, never the insert.
  */
 import type { Db, Queryable } from './db.js';
 
@@ -119,12 +121,12 @@ export interface AheadOptions {
   ahead: number;
   lockTimeoutMs: number;
   /**
-   * Lock timeout when the DEFAULT partition already holds rows at or above the new range (ingestion got ahead of the
-   * partitions: a new index's first blocks, or the job was off): ingestion is writing into the DEFAULT partition,
-   * so the lock the attach needs on it is only free between two of its transactions. Waiting longer once moves
-   * those writes to the new partition for good (default: `lockTimeoutMs`).
+   * A range starting within this distance of `now` may already be written (a batch in flight is past the
+   * checkpoint; a new index's first blocks go to the DEFAULT partition): it is attached with the family's tables
+   * locked ACCESS EXCLUSIVE, so no insert can route a row with the partition layout from before the attach
+   * (PostgreSQL would refuse such a row in the DEFAULT partition). Farther ranges are attached beside inserts.
    */
-  catchUpLockTimeoutMs?: number;
+  lockedMargin: number;
 }
 
 /**
@@ -147,10 +149,7 @@ export async function createPartitionsAhead(db: Db, f: PartitionFamily, o: Ahead
       let hi = (Math.floor(top / w) + 1) * w;
       const holding = Math.floor(o.now / w) * w;
       if (holding > hi) hi = holding;
-      if (o.catchUpLockTimeoutMs !== undefined) {
-        const { rows } = await q.query<{ any: boolean }>(`SELECT EXISTS (SELECT 1 FROM ${f.tables[0]}_default WHERE ${f.column} >= ${literal(f, top)}) AS any`);
-        if (rows[0].any) await q.query(`SET LOCAL lock_timeout = '${Math.max(1, Math.trunc(o.catchUpLockTimeoutMs))}ms'`);
-      }
+      if (top <= o.now + o.lockedMargin) await q.query(`LOCK TABLE ${f.tables.join(', ')} IN ACCESS EXCLUSIVE MODE`);
       for (const table of f.tables) {
         const part = `${table}${suffix(f, top)}`;
         // No row may reach the DEFAULT partition's part of the range between the move and the attach.
@@ -192,6 +191,8 @@ export async function dropPartitionsBelow(db: Db, f: PartitionFamily, horizon: n
       if (!victim) return false;
       const end = f.tables[0].length;
       let hadRows = false;
+      // All the family's tables at once, in one order (the DETACHes need ACCESS EXCLUSIVE on each anyway).
+      await q.query(`LOCK TABLE ${f.tables.join(', ')} IN ACCESS EXCLUSIVE MODE`);
       for (const table of f.tables) {
         const part = `${table}${victim.name.slice(end)}`;
         await q.query(`ALTER TABLE ${table} DETACH PARTITION ${part}`);

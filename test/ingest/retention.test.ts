@@ -81,6 +81,7 @@ beforeAll(async () => {
       nextRound = Date.now() + 200;
     }
   });
+  if (runError) throw runError;
   await demo.stop();
   net.chain.produceSlot();
   net.chain.produceSlot();

@@ -88,7 +88,7 @@ describe('migration 032 (partitioned append-only tables)', () => {
 
   it('creates the next partitions ahead, moving rows the DEFAULT partition held in their range', async () => {
     // 520 went to the DEFAULT partition (nothing covered it yet).
-    const created = await createPartitionsAhead(t.db, family('history'), { now: 520, width: 100, ahead: 2, lockTimeoutMs: 1000 });
+    const created = await createPartitionsAhead(t.db, family('history'), { now: 520, width: 100, ahead: 2, lockTimeoutMs: 1000, lockedMargin: 100 });
     expect(created).toBe(3); // [501, 600), [600, 700), [700, 800)
     const parts = await listPartitions(t.db, family('history'), 'address_transactions');
     expect(parts.map((p) => [p.name, p.lo, p.hi])).toEqual([
@@ -102,7 +102,7 @@ describe('migration 032 (partitioned append-only tables)', () => {
     expect(rows[0].n).toBe(1);
     const { rows: d } = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM transactions_default');
     expect(d[0].n).toBe(0);
-    const days = await createPartitionsAhead(t.db, family('webhook_attempts'), { now: Math.floor(Date.now() / 86_400_000), width: 1, ahead: 2, lockTimeoutMs: 1000 });
+    const days = await createPartitionsAhead(t.db, family('webhook_attempts'), { now: Math.floor(Date.now() / 86_400_000), width: 1, ahead: 2, lockTimeoutMs: 1000, lockedMargin: 1 });
     expect(days).toBeGreaterThanOrEqual(2);
   });
 });
