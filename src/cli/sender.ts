@@ -15,6 +15,7 @@ import { senderDeps } from '../sender/config.js';
 import { UsageError } from './usage-error.js';
 import { registerJsonParser } from '../api/plugins/json-body.js';
 import { registerCors } from '../api/plugins/cors.js';
+import { startKeyCache } from '../api/plugins/key-cache.js';
 
 export async function runSender(): Promise<number> {
   const config = loadConfig();
@@ -28,6 +29,8 @@ export async function runSender(): Promise<number> {
   const app = Fastify({ loggerInstance: logger, logController: new LogController({ disableRequestLogging: true }), trustProxy: config.trustProxy === true });
   registerJsonParser(app as unknown as FastifyInstance);
   await registerCors(app as unknown as FastifyInstance, config.corsOrigins);
+  // Keys that passed are remembered for SOLGATE_KEY_CACHE_MS; key changes reach this process through NOTIFY.
+  if (db) await startKeyCache(app as unknown as FastifyInstance, db, config.keyCacheMs);
   app.get('/health', async () => ({ status: 'ok' }));
   app.get('/metrics', async (_req, reply) => {
     reply.header('content-type', registry.contentType);

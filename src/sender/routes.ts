@@ -15,7 +15,6 @@ import { SolgateError } from '../core/errors.js';
 import { senderOutcomes } from '../core/metrics.js';
 import type { Db } from '../store/db.js';
 import { createAuthenticator, presentedKey } from '../api/plugins/auth.js';
-import type { ApiKeyRecord } from '../store/keys.js';
 import { isRpcId, senderErrorBody } from '../api/wire/errors.js';
 import { admitTransaction, SenderRejection, type TipPolicy } from './validate.js';
 import type { Router, UpstreamResult } from './router.js';
@@ -83,24 +82,8 @@ export async function senderApi(app: FastifyInstance, deps: SenderDeps): Promise
   const limiter = new RateLimiterMemory({ points: deps.rateLimitPerSecond, duration: 1 });
   // Status lookups (confirmation polling) have their own, larger allowance: ten per allowed transaction.
   const statusLimiter = new RateLimiterMemory({ points: deps.rateLimitPerSecond * 10, duration: 1, keyPrefix: 'status' });
+  // Keys are remembered by the app's key cache (src/api/plugins/key-cache.ts) when it keeps one for this database.
   const authenticate = deps.db ? createAuthenticator(deps.db, 'rpc') : null;
-  // Keys that passed, by the presented text and client IP (the allow-list), for KEY_TTL_MS: one database round trip
-  // per key, IP and second, not per request.
-  const KEY_TTL_MS = 1000;
-  const keys = new Map<string, { rec: ApiKeyRecord; until: number }>();
-  async function authenticated(req: FastifyRequest, key: string): Promise<ApiKeyRecord> {
-    const now = Date.now();
-    const id = `${req.ip}\u0000${key}`;
-    const hit = keys.get(id);
-    if (hit && hit.until > now && (!hit.rec.expiresAt || hit.rec.expiresAt.getTime() > now)) {
-      req.apiKey = hit.rec;
-      return hit.rec;
-    }
-    await authenticate!(req);
-    if (keys.size >= 10_000) keys.clear();
-    keys.set(id, { rec: req.apiKey!, until: now + KEY_TTL_MS });
-    return req.apiKey!;
-  }
 
   app.setErrorHandler(senderErrorHandler);
 
@@ -112,7 +95,10 @@ export async function senderApi(app: FastifyInstance, deps: SenderDeps): Promise
   async function limit(req: FastifyRequest, reply: FastifyReply, kind: 'send' | 'status' = 'send'): Promise<void> {
     let who = `ip:${req.ip}`;
     const key = presentedKey(req);
-    if (key !== undefined && authenticate) who = `key:${(await authenticated(req, key)).id}`;
+    if (key !== undefined && authenticate) {
+      await authenticate(req);
+      who = `key:${req.apiKey!.id}`;
+    }
     const points = kind === 'send' ? deps.rateLimitPerSecond : deps.rateLimitPerSecond * 10;
     try {
       const r = await (kind === 'send' ? limiter : statusLimiter).consume(who);
