@@ -72,7 +72,9 @@ describe('OpenAPI document', () => {
   it('carries the schemas the routes validate with', async () => {
     // The path parameter of the funded-by route is the property of the route's params schema.
     const funded = openapi.paths['/v1/wallet/{wallet}/funded-by'].get.parameters as { name: string; in: string; schema: unknown }[];
-    expect(funded).toEqual([{ name: 'wallet', in: 'path', required: true, schema: walletParamsSchema.properties.wallet }]);
+    expect(funded[0]).toEqual({ name: 'wallet', in: 'path', required: true, schema: walletParamsSchema.properties.wallet });
+    // Its one query parameter, minContextSlot (every Wallet route takes it): the schema Fastify validates with.
+    expect(funded.slice(1)).toMatchObject([{ name: 'minContextSlot', in: 'query', schema: { type: 'integer', minimum: 0 } }]);
     // The balances query parameters: what Fastify validates (limit ≤ 100) is what the document says.
     const limit = (openapi.paths['/v1/wallet/{wallet}/balances'].get.parameters as { name: string; schema: { maximum?: number } }[]).find((p) => p.name === 'limit')!;
     expect(limit.schema.maximum).toBe(100);

@@ -3,11 +3,13 @@
  * gateway whose `readDb` is a second database standing for a replica that lags the primary. Keys are checked on the
  * primary (the "replica" holds none); answers and their `context.slot` come from the read database; a call with
  * `minContextSlot` waits until the read database's checkpoint reaches it, or answers agave's -32016 with
- * `data.contextSlot` after the bound (src/api/rpc/min-context.ts).
+ * `data.contextSlot` after the bound (src/api/rpc/min-context.ts). The same on Photon's list methods (a trailing
+ * `{minContextSlot}` element), on the methods that read no params (`[{minContextSlot}]`), and on the Wallet REST
+ * routes (`?minContextSlot=`, 503 `{error, code, details}` with Retry-After and x-solgate-context-slot after the bound).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
-import { createTestDb, type TestDb } from '../helpers/db.js';
+import { createTestDb, seedLightTrees, type TestDb } from '../helpers/db.js';
 import type { Db } from '../../src/store/db.js';
 
 const WAIT_MS = 400;
@@ -100,5 +102,152 @@ describe('minContextSlot', () => {
       expect(r.error?.code, JSON.stringify(v)).toBe(-32602);
       expect(r.error?.message).toContain('minContextSlot');
     }
+  });
+});
+
+/** A fresh address for the V1 address tree (getMultipleNewAddressProofs answers the empty tree's proof for it). */
+const NEW_ADDRESS = '11111111111111111111111111111113';
+const V1_ADDRESS_TREE = 'amt1Ayt45jfbdw5YSo7iz6WZxUmnZsQTYXy82hVwyC2';
+
+describe('minContextSlot on Photon methods whose params are a list, and on those that read none', () => {
+  beforeAll(async () => {
+    await seedLightTrees(replica.db);
+    await setCheckpoint(replica.db, 300);
+  });
+
+  it('a trailing {minContextSlot} element at or below the checkpoint: taken out of the list, answered at once', async () => {
+    const [plain] = await timed(() => call('getMultipleNewAddressProofs', [NEW_ADDRESS]));
+    expect(plain.error).toBeUndefined();
+    const [r, ms] = await timed(() => call('getMultipleNewAddressProofs', [NEW_ADDRESS, { minContextSlot: 300 }]));
+    expect(r.error).toBeUndefined();
+    expect(ms).toBeLessThan(WAIT_MS);
+    expect(r.result).toEqual(plain.result);
+    expect(r.result.context.slot).toBe(300);
+    expect(r.result.value).toHaveLength(1);
+    const v2 = await call('getMultipleNewAddressProofsV2', [{ address: NEW_ADDRESS, tree: V1_ADDRESS_TREE }, { minContextSlot: 250 }]);
+    expect(v2.error).toBeUndefined();
+    expect(v2.result.value).toEqual(plain.result.value);
+    // null: no minimum (the element is still taken out).
+    expect((await call('getMultipleNewAddressProofs', [NEW_ADDRESS, { minContextSlot: null }])).result).toEqual(plain.result);
+  });
+
+  it('ahead of the index: -32016 with data.contextSlot after the bound, on each list method', async () => {
+    const unknownHash = '11111111111111111111111111111114';
+    for (const [method, params] of [
+      ['getMultipleNewAddressProofs', [NEW_ADDRESS, { minContextSlot: 301 }]],
+      ['getMultipleNewAddressProofsV2', [{ address: NEW_ADDRESS, tree: V1_ADDRESS_TREE }, { minContextSlot: 301 }]],
+      ['getMultipleCompressedAccountProofs', [unknownHash, { minContextSlot: 301 }]],
+      ['getMultipleCompressedAccountProofsV2', [unknownHash, { minContextSlot: 301 }]],
+    ] as const) {
+      const [r, ms] = await timed(() => call(method, params));
+      expect(r.error, method).toEqual({ code: -32016, message: 'Minimum context slot has not been reached', data: { contextSlot: 300 } });
+      expect(ms).toBeGreaterThanOrEqual(WAIT_MS - 20);
+    }
+  });
+
+  it('reached during the wait: answered with a context slot at or after it', async () => {
+    setTimeout(() => void setCheckpoint(replica.db, 320), 150);
+    const [r, ms] = await timed(() => call('getMultipleNewAddressProofs', [NEW_ADDRESS, { minContextSlot: 310 }]));
+    expect(r.error).toBeUndefined();
+    expect(r.result.context.slot).toBe(320);
+    expect(ms).toBeGreaterThanOrEqual(100);
+  });
+
+  it('getIndexerSlot and getIndexerHealth: [{minContextSlot}] as standard RPC\'s getSlot, or {minContextSlot}', async () => {
+    expect((await call('getIndexerSlot', [{ minContextSlot: 320 }])).result).toBe(320);
+    expect((await call('getIndexerSlot', { minContextSlot: 100 })).result).toBe(320);
+    setTimeout(() => void setCheckpoint(replica.db, 330), 100);
+    expect((await call('getIndexerSlot', [{ minContextSlot: 325 }])).result).toBe(330);
+    expect((await call('getIndexerSlot', [{ minContextSlot: 331 }])).error).toEqual({ code: -32016, message: 'Minimum context slot has not been reached', data: { contextSlot: 330 } });
+    expect((await call('getIndexerHealth', [{ minContextSlot: 331 }])).error).toMatchObject({ code: -32016, data: { contextSlot: 330 } });
+    expect((await call('getIndexerHealth', [{ minContextSlot: 330 }])).result).toBe('ok');
+  });
+
+  it('bad values and a config object with other fields are -32602, at once', async () => {
+    for (const v of [-1, 1.5, '100', true]) {
+      const r = await call('getMultipleNewAddressProofs', [NEW_ADDRESS, { minContextSlot: v }]);
+      expect(r.error?.code, JSON.stringify(v)).toBe(-32602);
+      expect(r.error?.message).toContain('minContextSlot');
+      expect((await call('getIndexerSlot', [{ minContextSlot: v }])).error?.code).toBe(-32602);
+    }
+    const [r, ms] = await timed(() => call('getMultipleCompressedAccountProofs', [NEW_ADDRESS, { minContextSlot: 10_000, commitment: 'confirmed' }]));
+    expect(r.error?.code).toBe(-32602);
+    expect(r.error?.message).toMatch(/takes only minContextSlot, got `commitment`/);
+    expect(ms).toBeLessThan(WAIT_MS);
+    // A by-name method given a list is refused as before, without waiting first.
+    const [byName, ms2] = await timed(() => call('getCompressedBalanceByOwner', [OWNER, { minContextSlot: 10_000 }]));
+    expect(byName.error?.code).toBe(-32602);
+    expect(ms2).toBeLessThan(WAIT_MS);
+  });
+});
+
+describe('minContextSlot on the Wallet REST routes (?minContextSlot=)', () => {
+  const W = OWNER;
+  const ROUTES = ['balances', 'history', 'transfers', 'funded-by', 'identity'];
+
+  async function rest(url: string, method: 'GET' | 'POST' = 'GET', payload?: unknown) {
+    const r = await ta.app.inject({ method, url, headers: { 'x-api-key': ta.key }, ...(payload ? { payload } : {}) });
+    return { status: r.statusCode, body: r.json(), headers: r.headers };
+  }
+
+  beforeAll(async () => {
+    await setCheckpoint(replica.db, 400);
+  });
+
+  it('at or below the index\'s checkpoint: answered at once, as without it', async () => {
+    for (const ep of ROUTES) {
+      const plain = await rest(`/v1/wallet/${W}/${ep}`);
+      const [r, ms] = await timed(() => rest(`/v1/wallet/${W}/${ep}?minContextSlot=400`));
+      expect(r.status, `${ep}: ${JSON.stringify(r.body)}`).toBe(plain.status);
+      expect(r.body).toEqual(plain.body);
+      expect(ms).toBeLessThan(WAIT_MS);
+    }
+    const batch = await rest(`/v1/wallet/batch-identity?minContextSlot=0`, 'POST', { addresses: [W] });
+    expect(batch.status).toBe(200);
+    expect(batch.body).toEqual([]);
+  });
+
+  it('ahead of the index: 503 {error, code, details} with the index\'s slot and Retry-After after the bound, on every route', async () => {
+    for (const ep of ROUTES) {
+      const [r, ms] = await timed(() => rest(`/v1/wallet/${W}/${ep}?minContextSlot=401`));
+      expect(r.status, ep).toBe(503);
+      expect(r.body).toEqual({
+        error: 'Minimum context slot has not been reached',
+        code: 503,
+        details: `the index this process reads is at slot 400, behind minContextSlot 401, after waiting ${WAIT_MS} ms; try again`,
+      });
+      expect(r.headers['retry-after']).toBe('1');
+      expect(r.headers['x-solgate-context-slot']).toBe('400');
+      expect(ms).toBeGreaterThanOrEqual(WAIT_MS - 20);
+      expect(ms).toBeLessThan(WAIT_MS + 1500);
+    }
+    const batch = await rest(`/v1/wallet/batch-identity?minContextSlot=401`, 'POST', { addresses: [W] });
+    expect(batch.status).toBe(503);
+    expect(batch.body).toMatchObject({ code: 503, error: 'Minimum context slot has not been reached' });
+    expect(batch.headers['x-solgate-context-slot']).toBe('400');
+  });
+
+  it('reached during the wait: answered once the index has it', async () => {
+    setTimeout(() => void setCheckpoint(replica.db, 460), 150);
+    const [r, ms] = await timed(() => rest(`/v1/wallet/${W}/history?minContextSlot=450`));
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({ data: [], pagination: { hasMore: false, nextCursor: null } });
+    expect(ms).toBeGreaterThanOrEqual(100);
+    expect(ms).toBeLessThan(WAIT_MS + 1000);
+  });
+
+  it('a value that is not a slot is 400 in the REST format naming the parameter, without waiting', async () => {
+    for (const v of ['-1', '1.5', 'abc', '', '9007199254740992', '1e3x', 'true']) {
+      for (const ep of ['balances', 'identity']) {
+        const [r, ms] = await timed(() => rest(`/v1/wallet/${W}/${ep}?minContextSlot=${encodeURIComponent(v)}`));
+        expect(r.status, `${ep} ${JSON.stringify(v)}: ${JSON.stringify(r.body)}`).toBe(400);
+        expect(r.body.code).toBe(400);
+        expect(r.body.error).toContain('minContextSlot');
+        expect(ms).toBeLessThan(WAIT_MS);
+      }
+    }
+    const twice = await rest(`/v1/wallet/${W}/transfers?minContextSlot=1&minContextSlot=2`);
+    expect(twice.status).toBe(400);
+    expect(twice.body.error).toContain('minContextSlot');
   });
 });

@@ -107,4 +107,18 @@ describe('getSignaturesForAddress from the index', () => {
     expect(processed).toEqual(await node('getSignaturesForAddress', [W.address, { before: sent[5], commitment: 'processed' }]));
     expect(await fromIndex()).toBe(n0);
   });
+
+  it('minContextSlot: at or below the index\'s checkpoint the index answers; above it the cluster does (and checks it)', async () => {
+    const at = (await getCheckpoint(ta.t.db))!;
+    const n0 = await fromIndex();
+    const params = [W.address, { before: sent[5], minContextSlot: at }];
+    expect((await call('getSignaturesForAddress', params)).result).toEqual((await node('getSignaturesForAddress', params)).result);
+    expect(await fromIndex()).toBe(n0 + 1);
+    // A slot the index has not reached: never an older view from it — the cluster's answer, or its -32016.
+    const ahead = [W.address, { before: sent[5], minContextSlot: at + 1_000_000 }];
+    const ours = await call('getSignaturesForAddress', ahead);
+    // agave's -32016 (its data.contextSlot is the node's slot at that moment).
+    expect(ours.error).toMatchObject({ code: -32016, message: 'Minimum context slot has not been reached', data: { contextSlot: expect.any(Number) } });
+    expect(await fromIndex()).toBe(n0 + 1);
+  });
 });

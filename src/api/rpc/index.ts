@@ -18,12 +18,10 @@ import type { RpcReply } from '../../core/upstream.js';
 import { stringifyRpc } from '../wire/json.js';
 
 import type { RpcCallContext } from './method.js';
-import { awaitContextSlot, takeMinContextSlot } from './min-context.js';
+import { awaitContextSlot, DEFAULT_MIN_CONTEXT_WAIT_MS, takeMinContextSlot } from './min-context.js';
 import { COVERAGE_HEADER, coverageHeaderValue, type CoverageReport } from '../../core/coverage.js';
 
 const MAX_BATCH = 100;
-/** SOLGATE_MIN_CONTEXT_WAIT_MS's default. */
-const MIN_CONTEXT_WAIT_MS = 2000;
 
 export async function jsonRpcApi(app: FastifyInstance, deps: ApiDeps): Promise<void> {
   const methods = methodTable();
@@ -80,8 +78,8 @@ export async function jsonRpcApi(app: FastifyInstance, deps: ApiDeps): Promise<v
       }
       if (!m) throw new SolgateError('METHOD_NOT_FOUND', 'Method not found');
       // minContextSlot: the index this process reads reaches it first (bounded wait), else -32016 (./min-context.ts).
-      const min = takeMinContextSlot(m.name, r.params);
-      if (min.slot !== null) await awaitContextSlot(deps.db, min.slot, deps.minContextWaitMs ?? MIN_CONTEXT_WAIT_MS);
+      const min = takeMinContextSlot({ name: m.name, paramsSchema: m.paramsSchema, zk: isZkMethod(m) }, r.params);
+      if (min.slot !== null) await awaitContextSlot(deps.db, min.slot, deps.minContextWaitMs ?? DEFAULT_MIN_CONTEXT_WAIT_MS);
       // Coverage: the method's own report (per address), else the index's (complete from genesis, or since its origin).
       let reported = false;
       const result = await m.handler(min.params, deps, { coverage: (c) => ((reported = true), ctx.coverage(c)) });

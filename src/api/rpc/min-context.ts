@@ -7,18 +7,32 @@
  * `{code: -32016, message: "Minimum context slot has not been reached", data: {contextSlot}}` with the slot the
  * index is at.
  *
- * Where it is read: the config object (the last element) of list params that carry one (`getTransactionsForAddress
- * [address, {minContextSlot}]`, which accepts it), and — a solgate extension — a top-level `minContextSlot` field of
- * by-name params (DAS, ZK Compression), taken out before the method sees its params (their schemas, Photon's
- * `deny_unknown_fields` included, do not know it). getProgramAccountsV2 / getTokenAccountsByOwnerV2 answer the
- * cluster's list: their minContextSlot goes to the cluster with the call, as before.
+ * Where it is read, by the form of the method's params (`RpcMethod.paramsSchema`):
+ * - list params with a config object (`getTransactionsForAddress [address, {minContextSlot}]`, which accepts it):
+ *   the config object, the last element; it stays in the params.
+ * - Photon's list params (`getMultipleCompressedAccountProofs(V2)` `[hash, …]`, `getMultipleNewAddressProofs`
+ *   `[address, …]`, `getMultipleNewAddressProofsV2` `[{address, tree}, …]`) — a solgate extension: a trailing
+ *   `{minContextSlot}` object where standard Solana RPC puts its config, taken out before the method sees the list
+ *   (an element of those lists is a string, or an object with `address` and `tree`, never that). It may carry no
+ *   other field (Photon has no other config).
+ * - methods that read no params (`getIndexerSlot`, `getIndexerHealth`): `[{minContextSlot}]` as standard RPC's
+ *   `getSlot [{minContextSlot}]`, or `{minContextSlot}`.
+ * - by-name params (DAS, ZK Compression) — a solgate extension: a top-level `minContextSlot` field, taken out before
+ *   the method sees its params (their schemas, Photon's `deny_unknown_fields` included, do not know it).
+ * getProgramAccountsV2 / getTokenAccountsByOwnerV2 answer the cluster's list: their minContextSlot goes to the
+ * cluster with the call, as before. The Wallet REST interface takes it as a query parameter
+ * (src/api/rest/wallet/index.ts) and waits through {@link awaitContextSlot} too.
  */
 import { SolgateError } from '../../core/errors.js';
 import { getCheckpoint } from '../../store/chain.js';
 import type { Db } from '../../store/db.js';
+import type { RpcMethod } from './method.js';
+import { isListParams, isNoParams } from './params-schema.js';
 
 /** agave's words for -32016. */
 export const MIN_CONTEXT_NOT_REACHED = 'Minimum context slot has not been reached';
+/** SOLGATE_MIN_CONTEXT_WAIT_MS's default. */
+export const DEFAULT_MIN_CONTEXT_WAIT_MS = 2000;
 /** How often a process looks at its index's checkpoint while calls wait (one read per database, shared by them). */
 const POLL_MS = 50;
 
@@ -27,27 +41,45 @@ const CLUSTER_CHECKED: ReadonlySet<string> = new Set(['getProgramAccountsV2', 'g
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/**
- * The call's `minContextSlot` (null when it has none) and the params to give the method (by-name params without
- * the field). A value that is not a non-negative integer is -32602.
- */
-export function takeMinContextSlot(method: string, params: unknown): { slot: number | null; params: unknown } {
-  if (CLUSTER_CHECKED.has(method)) return { slot: null, params };
-  let v: unknown;
-  let rest = params;
-  if (Array.isArray(params)) {
-    const cfg = params.length >= 2 ? params[params.length - 1] : undefined;
-    if (!isObject(cfg) || !('minContextSlot' in cfg)) return { slot: null, params };
-    v = cfg.minContextSlot;
-  } else if (isObject(params) && 'minContextSlot' in params) {
-    const { minContextSlot, ...others } = params;
-    v = minContextSlot;
-    rest = others;
-  } else return { slot: null, params };
-  if (v === undefined || v === null) return { slot: null, params: rest };
+/** What the caller's `minContextSlot` value is: null when absent or null, a number, else -32602. */
+function slotValue(v: unknown): number | null {
+  if (v === undefined || v === null) return null;
   if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0)
     throw new SolgateError('INVALID_PARAMS', `Invalid params: minContextSlot must be a non-negative integer (a slot), got ${JSON.stringify(v)}`);
-  return { slot: v, params: rest };
+  return v;
+}
+
+/**
+ * The call's `minContextSlot` (null when it has none) and the params to give the method (without the field or the
+ * config object where the method's own params do not know it); `zk`: a ZK Compression (Photon) method. A value that
+ * is not a non-negative integer is -32602.
+ */
+export function takeMinContextSlot(m: Pick<RpcMethod, 'name' | 'paramsSchema'> & { zk?: boolean }, params: unknown): { slot: number | null; params: unknown } {
+  if (CLUSTER_CHECKED.has(m.name)) return { slot: null, params };
+  const schema = m.paramsSchema;
+  if (Array.isArray(params)) {
+    const last = params.length ? params[params.length - 1] : undefined;
+    if (!isObject(last) || !('minContextSlot' in last)) return { slot: null, params };
+    // No params read: `[{minContextSlot}]`, standard RPC's form for a method with only a config (getSlot).
+    if (schema && isNoParams(schema)) return { slot: slotValue(last.minContextSlot), params };
+    // Photon's lists: a trailing `{minContextSlot}` taken out of the list.
+    if (schema && isListParams(schema) && m.zk) {
+      const others = Object.keys(last).filter((k) => k !== 'minContextSlot');
+      if (others.length)
+        throw new SolgateError('INVALID_PARAMS', `Invalid params: the trailing config object of ${m.name} takes only minContextSlot, got ${others.map((k) => `\`${k}\``).join(', ')}`);
+      return { slot: slotValue(last.minContextSlot), params: params.slice(0, -1) };
+    }
+    // By-name methods have no config element (their params are refused as a list).
+    if (schema && !isListParams(schema)) return { slot: null, params };
+    // A list with a config object that knows minContextSlot (getTransactionsForAddress): read, left in place.
+    if (params.length < 2) return { slot: null, params };
+    return { slot: slotValue(last.minContextSlot), params };
+  }
+  if (isObject(params) && 'minContextSlot' in params) {
+    const { minContextSlot, ...others } = params;
+    return { slot: slotValue(minContextSlot), params: others };
+  }
+  return { slot: null, params };
 }
 
 /** The -32016 error with the slot the index is at. */

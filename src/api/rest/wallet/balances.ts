@@ -15,7 +15,7 @@ import { uiAmount } from '../../../core/encoding.js';
 import { NATIVE_DECIMALS, NATIVE_MINT, tokenProgramLabel } from '../../../core/programs.js';
 import { queryHoldings, querySolBalance, type Holding } from '../../../store/tokens.js';
 import type { ApiDeps } from '../../deps.js';
-import { limitSchema, reportCoverage, walletParam, walletParamsSchema } from './common.js';
+import { limitSchema, minContextSlotSchema, reportCoverage, walletParam, walletParamsSchema } from './common.js';
 import { describeToken, offchainImages, onChainTokenMetadata } from './token-metadata.js';
 import { assetJsonUri, dasOwnerTypes, nftItem, walletNftAssets } from './nfts.js';
 
@@ -61,6 +61,7 @@ export function registerBalancesRoute(app: FastifyInstance, deps: ApiDeps): void
           type: 'object',
           properties: {
             page: { type: 'integer', minimum: 1, default: 1 },
+            minContextSlot: minContextSlotSchema,
             limit: limitSchema(100),
             showZeroBalance: { type: 'boolean', default: false },
             showNative: { type: 'boolean', default: true },

@@ -9,7 +9,7 @@ import { NATIVE_DECIMALS, NATIVE_MINT } from '../../../core/programs.js';
 import { queryFunding } from '../../../store/wallet-activity.js';
 import { getIdentities } from '../../../store/identities.js';
 import type { ApiDeps } from '../../deps.js';
-import { readableSlot, reportCoverage, walletParam, walletParamsSchema } from './common.js';
+import { minContextOnlyQuery, readableSlot, reportCoverage, walletParam, walletParamsSchema } from './common.js';
 import type { CoverageReport } from '../../../core/coverage.js';
 
 /**
@@ -31,7 +31,7 @@ function fundingUnknown(wallet: string, cov: CoverageReport): SolgateError {
 }
 
 export function registerFundedByRoute(app: FastifyInstance, deps: ApiDeps): void {
-  app.get('/v1/wallet/:wallet/funded-by', { schema: { params: walletParamsSchema } }, async (req, reply) => {
+  app.get('/v1/wallet/:wallet/funded-by', { schema: { params: walletParamsSchema, querystring: minContextOnlyQuery } }, async (req, reply) => {
     const wallet = walletParam((req.params as { wallet: string }).wallet);
     // The first funding is known only once the wallet's earliest transfers are indexed; never guessed from later ones.
     const cov = await reportCoverage(deps, reply, wallet, 'history');

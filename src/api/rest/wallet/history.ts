@@ -9,7 +9,7 @@ import { isSignature, uiAmount } from '../../../core/encoding.js';
 import { NATIVE_DECIMALS } from '../../../core/programs.js';
 import { getTxPosition, queryHistory } from '../../../store/chain.js';
 import type { ApiDeps } from '../../deps.js';
-import { limitSchema, readableSlot, walletParam, reportCoverage, walletParamsSchema } from './common.js';
+import { limitSchema, minContextSlotSchema, readableSlot, walletParam, reportCoverage, walletParamsSchema } from './common.js';
 
 /**
  * The `type` values of the interface (service-interface "history"; a subset of the enhanced transaction types,
@@ -53,6 +53,7 @@ export function registerHistoryRoute(app: FastifyInstance, deps: ApiDeps): void 
           type: 'object',
           properties: {
             limit: limitSchema(100),
+            minContextSlot: minContextSlotSchema,
             before: { type: 'string' },
             after: { type: 'string' },
             type: { type: 'string', enum: [...HISTORY_TYPES] },

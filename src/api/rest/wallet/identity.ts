@@ -5,7 +5,7 @@ import { isAddress } from '../../../core/encoding.js';
 import { getIdentities, type Identity } from '../../../store/identities.js';
 import { domainNamesOf, looksLikeDomain, resolveDomain } from '../../../identity/domains.js';
 import type { ApiDeps } from '../../deps.js';
-import { walletParamsSchema } from './common.js';
+import { minContextOnlyQuery, walletParamsSchema } from './common.js';
 
 const MAX_BATCH = 100;
 
@@ -24,7 +24,7 @@ async function render(deps: ApiDeps, id: Identity) {
 }
 
 export function registerIdentityRoutes(app: FastifyInstance, deps: ApiDeps): void {
-  app.get('/v1/wallet/:wallet/identity', { schema: { params: walletParamsSchema } }, async (req) => {
+  app.get('/v1/wallet/:wallet/identity', { schema: { params: walletParamsSchema, querystring: minContextOnlyQuery } }, async (req) => {
     const input = (req.params as { wallet: string }).wallet;
     const address = await resolveInput(deps, input);
     if (!address) throw new SolgateError('NOT_FOUND', 'Domain not found', { details: `'${input}' is not registered` });
@@ -37,6 +37,7 @@ export function registerIdentityRoutes(app: FastifyInstance, deps: ApiDeps): voi
     '/v1/wallet/batch-identity',
     {
       schema: {
+        querystring: minContextOnlyQuery,
         body: {
           type: 'object',
           properties: { addresses: { type: 'array', items: { type: 'string' } } },

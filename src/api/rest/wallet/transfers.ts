@@ -5,7 +5,7 @@ import { isSignature, uiAmount } from '../../../core/encoding.js';
 import { NATIVE_MINT } from '../../../core/programs.js';
 import { queryTransfers, type TransferKey } from '../../../store/wallet-activity.js';
 import type { ApiDeps } from '../../deps.js';
-import { limitSchema, readableSlot, walletParam, reportCoverage, walletParamsSchema } from './common.js';
+import { limitSchema, minContextSlotSchema, readableSlot, walletParam, reportCoverage, walletParamsSchema } from './common.js';
 
 /** Cursor = base64url("slot.txIndex.signature.ord.direction") of the last row returned. */
 export function encodeTransferCursor(k: TransferKey): string {
@@ -28,7 +28,7 @@ export function registerTransfersRoute(app: FastifyInstance, deps: ApiDeps): voi
     {
       schema: {
         params: walletParamsSchema,
-        querystring: { type: 'object', properties: { limit: limitSchema(50), cursor: { type: 'string' } } },
+        querystring: { type: 'object', properties: { limit: limitSchema(50), cursor: { type: 'string' }, minContextSlot: minContextSlotSchema } },
       },
     },
     async (req, reply) => {
