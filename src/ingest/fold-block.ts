@@ -6,7 +6,7 @@
 import type { Block, NormalizedTx } from '../core/model.js';
 import { isWritable } from '../core/model.js';
 import { NATIVE_DECIMALS, NATIVE_MINT, SYSTEM_PROGRAM } from '../core/programs.js';
-import { unknownIndexTiebreak } from '../core/tx-position.js';
+import { unknownIndexTiebreak, unknownTxIndex } from '../core/tx-position.js';
 import { classifyTypeAndSwap } from '../enhanced/classify.js';
 import type { SwapEvent } from '../enhanced/types.js';
 import type { DomainEvent } from '../parsers/events.js';
@@ -75,7 +75,7 @@ type Rel = 1 | 2 | 3;
 type Change = { amount: bigint; decimals: number };
 
 function foldTx(u: BlockUpdate, { tx, events }: ParsedTx, ctx: FoldContext): void {
-  const txIndex = tx.indexInBlock ?? 0;
+  const txIndex = tx.indexInBlock ?? unknownTxIndex(tx.signature);
   const pos = posOf(tx.slot, tx.indexInBlock ?? unknownIndexTiebreak(tx.signature));
   const meta = tx.meta;
   const keys = tx.accountKeys;

@@ -84,7 +84,8 @@ export function addressLinksStatement(rows: AddressLinkRow[]): Statement | null 
     rows,
     // The type and the written flag follow the latest record that has one (a record with meta normally comes last;
     // a row written before migration 027 gets its flag when its slot is ingested again).
-    `ON CONFLICT (address, slot, tx_index, signature) DO UPDATE SET
+    // Keyed by position (migration 040): (slot, tx_index) identifies the transaction; the signature is in the row.
+    `ON CONFLICT (address, slot, tx_index) DO UPDATE SET
        relation = LEAST(t.relation, EXCLUDED.relation), changes = COALESCE(EXCLUDED.changes, t.changes),
        enhanced_type = COALESCE(EXCLUDED.enhanced_type, t.enhanced_type), writable = COALESCE(EXCLUDED.writable, t.writable)`,
   );
@@ -191,8 +192,8 @@ export async function queryHistory(q: Queryable, h: HistoryQuery): Promise<Histo
   const params: unknown[] = [h.address, h.maxRelation, h.maxSlot, h.limit];
   let bound = '';
   if (h.from) {
-    params.push(h.from.slot, h.from.txIndex, h.from.signature);
-    bound = `AND (a.slot, a.tx_index, a.signature) ${h.ascending ? '>' : '<'} ($5, $6, $7)`;
+    params.push(h.from.slot, h.from.txIndex);
+    bound = `AND (a.slot, a.tx_index) ${h.ascending ? '>' : '<'} ($5, $6)`;
   }
   let typed = '';
   if (h.type !== undefined) {
@@ -209,7 +210,7 @@ export async function queryHistory(q: Queryable, h: HistoryQuery): Promise<Histo
     `SELECT a.signature, a.slot, a.tx_index, t.block_time, t.fee, t.fee_payer, t.err, a.changes
        FROM address_transactions a JOIN transactions t ON t.signature = a.signature AND t.slot = a.slot
       WHERE a.address = $1 AND a.relation <= $2 AND a.slot <= $3 ${bound} ${typed}
-      ORDER BY a.slot ${dir}, a.tx_index ${dir}, a.signature ${dir}
+      ORDER BY a.slot ${dir}, a.tx_index ${dir}
       LIMIT $4`,
     params,
   );
@@ -285,7 +286,7 @@ export async function addressTransactionsPage(q: Queryable, x: AddressTxQuery): 
     `SELECT a.signature, a.slot, a.tx_index, t.block_time, t.err, t.memo
        FROM address_transactions a JOIN transactions t ON t.signature = a.signature AND t.slot = a.slot
       WHERE ${where.join(' AND ')}
-      ORDER BY a.slot ${dir}, a.tx_index ${dir}, a.signature ${dir}
+      ORDER BY a.slot ${dir}, a.tx_index ${dir}
       LIMIT $${params.length}`,
     params,
   );

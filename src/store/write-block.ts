@@ -111,11 +111,14 @@ export function dirtyKeys(u: BlockUpdate): Set<string> {
   return keys;
 }
 
-/** Links of the same (address, tx) from several inputs collapse to the strongest relation (the written flag: the later known one, as the SQL merge). */
+/**
+ * Links of the same (address, tx) from several inputs collapse to the strongest relation (the written flag: the later
+ * known one, as the SQL merge). A tx is its (slot, position), the table's key (migration 040).
+ */
 function dedupeLinks(u: BlockUpdate) {
   const m = new Map<string, BlockUpdate['addressLinks'][number]>();
   for (const l of u.addressLinks) {
-    const k = `${l.address}|${l.signature}`;
+    const k = `${l.address}|${l.slot}|${l.txIndex}`;
     const cur = m.get(k);
     if (!cur) m.set(k, l);
     else m.set(k, { ...cur, relation: Math.min(cur.relation, l.relation) as 1 | 2 | 3, changes: cur.changes ?? l.changes, writable: l.writable ?? cur.writable });

@@ -18,7 +18,8 @@ export function decodeTransferCursor(s: string): TransferKey {
   const parts = Buffer.from(s, 'base64url').toString('utf8').split('.');
   if (parts.length !== 5) throw bad();
   const [slot, txIndex, signature, ord, direction] = parts;
-  if (!/^\d{1,15}$/.test(slot) || !/^\d{1,9}$/.test(txIndex) || !/^\d{1,9}$/.test(ord) || !isSignature(signature) || (direction !== 'i' && direction !== 'o')) throw bad();
+  // A position is negative when the transaction's place in its slot is not known (src/core/tx-position.ts).
+  if (!/^\d{1,15}$/.test(slot) || !/^-?\d{1,10}$/.test(txIndex) || Math.abs(Number(txIndex)) > 2147483647 || !/^\d{1,9}$/.test(ord) || !isSignature(signature) || (direction !== 'i' && direction !== 'o')) throw bad();
   return { slot: Number(slot), txIndex: Number(txIndex), signature, ord: Number(ord), direction };
 }
 

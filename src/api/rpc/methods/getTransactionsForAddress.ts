@@ -73,8 +73,9 @@ export const getTransactionsForAddress: RpcMethod = {
     if (cfg.maxSupportedTransactionVersion !== undefined && cfg.maxSupportedTransactionVersion !== 0) return bad('maxSupportedTransactionVersion must be 0');
     let after: { slot: number; index: number } | undefined;
     if (cfg.paginationToken !== undefined && cfg.paginationToken !== null) {
-      const m = typeof cfg.paginationToken === 'string' ? /^(\d{1,15}):(\d{1,9})$/.exec(cfg.paginationToken) : null;
-      if (!m) return bad('paginationToken must be the token of a previous page ("slot:position")');
+      // A position is negative when the transaction's place in its slot is not known (src/core/tx-position.ts).
+      const m = typeof cfg.paginationToken === 'string' ? /^(\d{1,15}):(-?\d{1,10})$/.exec(cfg.paginationToken) : null;
+      if (!m || Math.abs(Number(m[2])) > 2147483647) return bad('paginationToken must be the token of a previous page ("slot:position")');
       after = { slot: Number(m[1]), index: Number(m[2]) };
     }
     const f = (cfg.filters ?? {}) as Record<string, unknown>;
@@ -97,7 +98,7 @@ export const getTransactionsForAddress: RpcMethod = {
     if (details === 'signatures')
       return {
         data: page.rows.map((r) => ({
-          signature: r.signature, slot: r.slot, transactionIndex: r.txIndex, err: r.err, memo: r.memo || null, blockTime: r.blockTime, confirmationStatus: commitment,
+          signature: r.signature, slot: r.slot, transactionIndex: positionOrNull(r.txIndex), err: r.err, memo: r.memo || null, blockTime: r.blockTime, confirmationStatus: commitment,
         })),
         paginationToken: token,
       };
@@ -106,8 +107,13 @@ export const getTransactionsForAddress: RpcMethod = {
       if (reply.error) throw new SolgateError('UNAVAILABLE', `The cluster RPC could not give transaction ${r.signature}: ${reply.error.message}`);
       const tx = reply.result as { transaction?: unknown; meta?: unknown; blockTime?: number | null } | null;
       if (!tx) throw new SolgateError('UNAVAILABLE', `The cluster RPC no longer serves transaction ${r.signature} (slot ${r.slot})`);
-      return { slot: r.slot, transactionIndex: r.txIndex, blockTime: tx.blockTime ?? r.blockTime, transaction: tx.transaction, meta: tx.meta };
+      return { slot: r.slot, transactionIndex: positionOrNull(r.txIndex), blockTime: tx.blockTime ?? r.blockTime, transaction: tx.transaction, meta: tx.meta };
     }));
     return { data, paginationToken: token };
   },
 };
+
+/** The transaction's index in its block; null when it is not known (stored negative: src/core/tx-position.ts). */
+function positionOrNull(i: number): number | null {
+  return i < 0 ? null : i;
+}
