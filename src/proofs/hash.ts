@@ -124,8 +124,62 @@ const B58_CODES = Uint8Array.from(B58_ALPHABET, (c) => c.charCodeAt(0));
 /** Room for the longest text of 32 bytes: 32 leading '1's, or 45 digits. */
 const OUT = new Uint8Array(80);
 
+const B58_VALUES = (() => {
+  const t = new Int8Array(128).fill(-1);
+  for (let i = 0; i < B58_ALPHABET.length; i++) t[B58_ALPHABET.charCodeAt(i)] = i;
+  return t;
+})();
+/** 16-bit limbs of a decoded value, least significant first. */
+const DECODE_LIMBS = new Array<number>(16).fill(0);
+
+/**
+ * Base58 → 32 bytes without `bs58`, for the texts of 32-byte values (at most 44 digits): the digits in groups of
+ * five (58^5 < 2^30) multiplied into 16 limbs of 16 bits (every step below 2^46, exact in floating point).
+ * Undefined when a character is not base58 or the text does not decode to exactly 32 bytes (as `bs58` would
+ * give: one leading zero byte per leading '1', then the number's big-endian bytes).
+ */
+function decode32(text: string): Uint8Array | undefined {
+  const n = text.length;
+  if (n < 32 || n > 44) return undefined;
+  let ones = 0;
+  while (ones < n && text.charCodeAt(ones) === 0x31) ones++;
+  const limbs = DECODE_LIMBS;
+  limbs.fill(0);
+  let at = ones;
+  while (at < n) {
+    const take = at === ones ? (n - ones) % 5 || 5 : 5;
+    let group = 0;
+    let scale = 1;
+    for (let k = 0; k < take; k++) {
+      const c = text.charCodeAt(at + k);
+      const d = c < 128 ? B58_VALUES[c] : -1;
+      if (d < 0) return undefined;
+      group = group * 58 + d;
+      scale *= 58;
+    }
+    at += take;
+    let carry = group;
+    for (let i = 0; i < 16; i++) {
+      const cur = limbs[i] * scale + carry;
+      carry = Math.floor(cur / 65536);
+      limbs[i] = cur - carry * 65536;
+    }
+    if (carry !== 0) return undefined; // above 2^256
+  }
+  const out = new Uint8Array(32);
+  for (let i = 0; i < 16; i++) {
+    out[30 - 2 * i] = limbs[i] >> 8;
+    out[31 - 2 * i] = limbs[i] & 0xff;
+  }
+  let zeros = 0;
+  while (zeros < 32 && out[zeros] === 0) zeros++;
+  // bs58's length: the leading '1's, then the number's own bytes
+  return ones + (32 - zeros) === 32 ? out : undefined;
+}
+
 /** Base58 → 32-byte node; undefined when the text is not base58 or not exactly 32 bytes. */
 export function nodeFromBase58(text: string): Uint8Array | undefined {
+  if (typeof text === 'string' && text.length >= 32 && text.length <= 44) return decode32(text);
   let bytes: Uint8Array;
   try {
     bytes = bs58.decode(text);

@@ -35,6 +35,39 @@ describe('nodeToBase58', () => {
   });
 });
 
+describe('nodeFromBase58', () => {
+  const reference = (text: string) => {
+    try {
+      const b = bs58.decode(text);
+      return b.length === 32 ? Uint8Array.from(b) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const alphabet = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+
+  it('decodes as bs58 does, giving only 32-byte results: random texts of 30..46 digits, leading 1s, bad characters', () => {
+    const digit = fc.constantFrom(...alphabet.split(''));
+    const text = fc.tuple(fc.integer({ min: 0, max: 33 }), fc.array(digit, { minLength: 0, maxLength: 46 }), fc.constantFrom('', '', '', '0', 'O', 'l', 'I', 'é', ' '), fc.nat())
+      .map(([ones, digits, bad, at]) => {
+        const t = '1'.repeat(ones) + digits.join('');
+        return bad ? t.slice(0, at % (t.length + 1)) + bad + t.slice(at % (t.length + 1)) : t;
+      });
+    fc.assert(
+      fc.property(text, (t) => {
+        expect(nodeFromBase58(t)).toEqual(reference(t));
+      }),
+      { numRuns: 5000 },
+    );
+    const max = bs58.encode(new Uint8Array(32).fill(255));
+    expect(nodeFromBase58(max)).toEqual(new Uint8Array(32).fill(255));
+    expect(nodeFromBase58(max.slice(0, -1) + 'z')).toEqual(reference(max.slice(0, -1) + 'z')); // above 2^256 - 1
+    expect(nodeFromBase58('z'.repeat(44))).toBeUndefined();
+    expect(nodeFromBase58('1'.repeat(32))).toEqual(new Uint8Array(32));
+    expect(nodeFromBase58('1'.repeat(33))).toBeUndefined();
+  });
+});
+
 describe('nodeText (cached)', () => {
   it('is nodeToBase58, also for nodes that take the same slot in turn', () => {
     fc.assert(

@@ -8,8 +8,8 @@
  * is 1. `buildLightProof` mirrors Photon's proof read (`get_multiple_compressed_leaf_proofs`): nodes are read by
  * heap index and a node never written is the zero hash of its level.
  */
-import { nodeToBase58, nodesEqual } from '../hash.js';
-import { isFieldElement, isFieldNode, poseidonBatch, poseidonPair, rememberedPair, rememberPair } from './poseidon.js';
+import { nodeToBase58 } from '../hash.js';
+import { isFieldElement, isFieldNode, poseidonBatch, poseidonPair, rememberedPairInto, rememberPairAt } from './poseidon.js';
 import { foldToRoot, storedOrEmpty, verifyMerkleProof, type MerkleScheme } from '../merkle.js';
 import { assertLeafIndex, leafNodeIndex, MAX_LIGHT_TREE_HEIGHT, proofNodeIndexes, zeroHash } from './trees.js';
 
@@ -103,8 +103,6 @@ export function buildLightProof(leafIndex: number, height: number, lookup: Light
   };
 }
 
-const latin1 = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1');
-
 /** A proof as bytes, for {@link verifyLightProofsBatch}. */
 export interface LightProofBytes {
   leaf: Uint8Array;
@@ -112,6 +110,19 @@ export interface LightProofBytes {
   siblings: readonly Uint8Array[];
   leafIndex: number;
   root: Uint8Array;
+}
+
+/** A 32-bit mix of the pair (l at lo, r at ro) from their low bytes, for the batch's table of distinct pairs. */
+function pairKey(l: Uint8Array, lo: number, r: Uint8Array, ro: number): number {
+  const a = l[lo + 31] | (l[lo + 30] << 8) | (l[lo + 29] << 16) | (l[lo + 28] << 24);
+  const b = r[ro + 31] | (r[ro + 30] << 8) | (r[ro + 29] << 16) | (r[ro + 28] << 24);
+  const h = Math.imul(a ^ Math.imul(b ^ (b >>> 16), 0x85ebca6b), 0xc2b2ae35);
+  return h ^ (h >>> 15);
+}
+
+function sameBytes(a: Uint8Array, ao: number, b: Uint8Array, bo: number, n: number): boolean {
+  for (let i = 0; i < n; i++) if (a[ao + i] !== b[bo + i]) return false;
+  return true;
 }
 
 /**
@@ -122,6 +133,7 @@ export interface LightProofBytes {
  * subtree share its nodes) and hashed in one Poseidon batch, and the results are remembered. Never throws.
  */
 export function verifyLightProofsBatch(proofs: readonly LightProofBytes[]): boolean[] {
+  const n = proofs.length;
   const ok = proofs.map(
     (p) =>
       Array.isArray(p.siblings) &&
@@ -133,43 +145,53 @@ export function verifyLightProofsBatch(proofs: readonly LightProofBytes[]): bool
       isFieldNode(p.root) &&
       p.siblings.every(isFieldNode),
   );
-  const current = proofs.map((p) => p.leaf);
+  // the current node of every proof, 32 bytes each, in one array
+  const current = new Uint8Array(n * 32);
+  proofs.forEach((p, i) => ok[i] && current.set(p.leaf, 32 * i));
   const rest = proofs.map((p) => p.leafIndex);
   const height = Math.max(0, ...proofs.map((p, i) => (ok[i] ? p.siblings.length : 0)));
+  // per level: the distinct pairs not remembered (64 bytes each), an open-addressing table over them, and for each
+  // proof the pair it waits for (−1: none)
+  const input = new Uint8Array(n * 64);
+  let tableSize = 16;
+  while (tableSize < 2 * n) tableSize *= 2;
+  const table = new Int32Array(tableSize);
+  const waits = new Int32Array(n);
   for (let level = 0; level < height; level++) {
-    const waiting = new Map<string, number[]>();
-    const pairs: { key: string; left: Uint8Array; right: Uint8Array }[] = [];
-    for (let i = 0; i < proofs.length; i++) {
+    table.fill(0);
+    waits.fill(-1);
+    let pairs = 0;
+    for (let i = 0; i < n; i++) {
       if (!ok[i] || level >= proofs[i].siblings.length) continue;
       const sibling = proofs[i].siblings[level];
-      const [left, right] = rest[i] % 2 === 0 ? [current[i], sibling] : [sibling, current[i]];
+      const nodeIsLeft = rest[i] % 2 === 0;
       rest[i] = Math.floor(rest[i] / 2);
-      const known = rememberedPair(left, right);
-      if (known !== undefined) {
-        current[i] = known;
-        continue;
+      const l = nodeIsLeft ? current : sibling;
+      const lo = nodeIsLeft ? 32 * i : 0;
+      const r = nodeIsLeft ? sibling : current;
+      const ro = nodeIsLeft ? 0 : 32 * i;
+      if (rememberedPairInto(l, lo, r, ro, current, 32 * i)) continue;
+      let slot = pairKey(l, lo, r, ro) & (tableSize - 1);
+      for (;;) {
+        const k = table[slot] - 1;
+        if (k < 0) {
+          input.set(l.subarray(lo, lo + 32), 64 * pairs);
+          input.set(r.subarray(ro, ro + 32), 64 * pairs + 32);
+          table[slot] = ++pairs;
+          waits[i] = pairs - 1;
+          break;
+        }
+        if (sameBytes(input, 64 * k, l, lo, 32) && sameBytes(input, 64 * k + 32, r, ro, 32)) {
+          waits[i] = k;
+          break;
+        }
+        slot = (slot + 1) & (tableSize - 1);
       }
-      const key = latin1(left) + latin1(right);
-      const w = waiting.get(key);
-      if (w !== undefined) {
-        w.push(i);
-        continue;
-      }
-      waiting.set(key, [i]);
-      pairs.push({ key, left, right });
     }
-    if (!pairs.length) continue;
-    const input = new Uint8Array(pairs.length * 64);
-    pairs.forEach((x, k) => {
-      input.set(x.left, 64 * k);
-      input.set(x.right, 64 * k + 32);
-    });
-    const parents = poseidonBatch(2, input, pairs.length);
-    pairs.forEach((x, k) => {
-      const parent = parents.slice(32 * k, 32 * k + 32);
-      rememberPair(x.left, x.right, parent);
-      for (const i of waiting.get(x.key)!) current[i] = parent;
-    });
+    if (!pairs) continue;
+    const parents = poseidonBatch(2, input.subarray(0, 64 * pairs), pairs);
+    for (let k = 0; k < pairs; k++) rememberPairAt(input, 64 * k, input, 64 * k + 32, parents, 32 * k);
+    for (let i = 0; i < n; i++) if (waits[i] >= 0) current.set(parents.subarray(32 * waits[i], 32 * waits[i] + 32), 32 * i);
   }
-  return proofs.map((p, i) => ok[i] && nodesEqual(current[i], p.root));
+  return proofs.map((p, i) => ok[i] && sameBytes(current, 32 * i, p.root, 0, 32));
 }

@@ -103,3 +103,136 @@ export function poseidonParams(t: number): PoseidonParams {
   cache.set(t, params);
   return params;
 }
+
+/**
+ * The same permutation rewritten with fewer multiplications in the partial rounds (the "optimised" Poseidon of the
+ * paper's appendix B, as in Neptune and circomlibjs' `poseidon_opt`), derived here from {@link poseidonParams}:
+ *
+ * - Constants: a partial round's S-box touches element 0 only, so the round constants of elements 1..t−1 pass
+ *   through it unchanged and are carried, multiplied by the MDS matrix, into the next round's constants; each
+ *   partial round keeps one constant (`partialConstants`), and the first full round after them absorbs what the
+ *   last one carried.
+ * - Matrices: M = S·P with P = diag(1, M̂) (M̂ the lower-right (t−1)×(t−1) block) and S sparse — first row
+ *   (M00, M0·M̂⁻¹), first column M1, identity elsewhere. P leaves element 0 alone, so it commutes with a partial
+ *   round's S-box and moves into the matrix of the round before; walking back from the last partial round, each
+ *   partial round gets a sparse matrix and the last full round before them the dense `preSparse` = P·M.
+ *
+ * The rounds: 4 full rounds (constants `fullConstants[r]`, S-boxes, matrix `mds`, the fourth `preSparse`); then
+ * per partial round j: s0 = (s0 + partialConstants[j])^5, s0' = Σ_k sparseRows[j][k]·s_k and s_i' = s_i +
+ * sparseColumns[j][i−1]·s0 (the s0 before the update) for i ≥ 1; then 4 full rounds (constants fullConstants[4..7],
+ * matrix `mds`). The result equals {@link poseidonPermute} (tests compare the two).
+ */
+export interface OptimizedPoseidonParams {
+  t: number;
+  partialRounds: number;
+  /** t constants per full round, FULL_ROUNDS rounds (the first half, then the second). */
+  fullConstants: bigint[][];
+  /** One constant per partial round (added to element 0 before its S-box). */
+  partialConstants: bigint[];
+  mds: bigint[][];
+  /** The matrix of the last full round before the partial rounds. */
+  preSparse: bigint[][];
+  /** Per partial round, the first row of its sparse matrix (t entries). */
+  sparseRows: bigint[][];
+  /** Per partial round, the first column of its sparse matrix below the diagonal (t − 1 entries). */
+  sparseColumns: bigint[][];
+}
+
+const mod = (x: bigint) => ((x % P) + P) % P;
+const matVec = (m: readonly (readonly bigint[])[], v: readonly bigint[]) => m.map((row) => mod(row.reduce((a, x, j) => a + x * v[j], 0n)));
+const matMul = (a: readonly (readonly bigint[])[], b: readonly (readonly bigint[])[]) =>
+  a.map((row) => b[0].map((_, j) => mod(row.reduce((acc, x, k) => acc + x * b[k][j], 0n))));
+
+/** Inverse of a square matrix mod P (Gauss–Jordan); throws when singular. */
+function matInv(m: readonly (readonly bigint[])[]): bigint[][] {
+  const n = m.length;
+  const a = m.map((row, i) => [...row.map(mod), ...Array.from({ length: n }, (_, j) => (i === j ? 1n : 0n))]);
+  for (let col = 0; col < n; col++) {
+    const pivot = a.findIndex((row, i) => i >= col && row[col] !== 0n);
+    if (pivot < 0) throw new RangeError('singular matrix');
+    [a[col], a[pivot]] = [a[pivot], a[col]];
+    const inv = modPow(a[col][col], P - 2n);
+    a[col] = a[col].map((x) => mod(x * inv));
+    for (let i = 0; i < n; i++) {
+      if (i === col || a[i][col] === 0n) continue;
+      const f = a[i][col];
+      a[i] = a[i].map((x, j) => mod(x - f * a[col][j]));
+    }
+  }
+  return a.map((row) => row.slice(n));
+}
+
+const optimizedCache = new Map<number, OptimizedPoseidonParams>();
+
+/** {@link OptimizedPoseidonParams} of the width-t instance, derived once and kept. */
+export function optimizedPoseidonParams(t: number): OptimizedPoseidonParams {
+  const hit = optimizedCache.get(t);
+  if (hit) return hit;
+  const { partialRounds: rp, roundConstants, mds } = poseidonParams(t);
+  const half = FULL_ROUNDS / 2;
+  const round = (r: number) => roundConstants.slice(r * t, (r + 1) * t);
+  // constants: carry the partial rounds' constants of elements 1..t−1 forward through the matrix
+  const partialConstants: bigint[] = [];
+  let carried = Array<bigint>(t).fill(0n);
+  for (let j = 0; j < rp; j++) {
+    const c = round(half + j).map((x, i) => mod(x + carried[i]));
+    partialConstants.push(c[0]);
+    carried = matVec(mds, [0n, ...c.slice(1)]);
+  }
+  const fullConstants = Array.from({ length: FULL_ROUNDS }, (_, r) => (r < half ? round(r) : round(half + rp + r - half)));
+  fullConstants[half] = fullConstants[half].map((x, i) => mod(x + carried[i]));
+  // matrices: from the last partial round back, A = S·P, P moving into the round before
+  const sparseRows: bigint[][] = Array.from({ length: rp }, () => []);
+  const sparseColumns: bigint[][] = Array.from({ length: rp }, () => []);
+  let a = mds.map((row) => [...row]);
+  for (let j = rp - 1; j >= 0; j--) {
+    const hat = a.slice(1).map((row) => row.slice(1));
+    const hatInv = matInv(hat);
+    // S's first row: (a00, a0·Â⁻¹); first column below the diagonal: a1
+    const a0 = a[0].slice(1);
+    sparseRows[j] = [a[0][0], ...hatInv[0].map((_, k) => mod(a0.reduce((acc, x, i) => acc + x * hatInv[i][k], 0n)))];
+    sparseColumns[j] = a.slice(1).map((row) => row[0]);
+    const p = Array.from({ length: t }, (_, i) => Array.from({ length: t }, (_, k) => (i === 0 || k === 0 ? (i === k ? 1n : 0n) : hat[i - 1][k - 1])));
+    a = matMul(p, mds);
+  }
+  const params = { t, partialRounds: rp, fullConstants, partialConstants, mds, preSparse: a, sparseRows, sparseColumns };
+  optimizedCache.set(t, params);
+  return params;
+}
+
+const pow5 = (x: bigint) => {
+  const x2 = (x * x) % P;
+  return (((x2 * x2) % P) * x) % P;
+};
+
+/** The width-t permutation as specified (round constants, S-boxes, MDS in every round); BigInt, for tests. */
+export function poseidonPermute(state: readonly bigint[]): bigint[] {
+  const { t, partialRounds, roundConstants, mds } = poseidonParams(state.length);
+  let s = [...state];
+  for (let r = 0; r < FULL_ROUNDS + partialRounds; r++) {
+    s = s.map((x, i) => mod(x + roundConstants[r * t + i]));
+    const full = r < FULL_ROUNDS / 2 || r >= FULL_ROUNDS / 2 + partialRounds;
+    s = s.map((x, i) => (full || i === 0 ? pow5(x) : x));
+    s = matVec(mds, s);
+  }
+  return s;
+}
+
+/** The width-t permutation through {@link optimizedPoseidonParams}; BigInt, for tests. */
+export function poseidonPermuteOptimized(state: readonly bigint[]): bigint[] {
+  const o = optimizedPoseidonParams(state.length);
+  const half = FULL_ROUNDS / 2;
+  let s = [...state];
+  const full = (r: number, m: bigint[][]) => {
+    s = matVec(m, s.map((x, i) => pow5(mod(x + o.fullConstants[r][i]))));
+  };
+  for (let r = 0; r < half; r++) full(r, r === half - 1 ? o.preSparse : o.mds);
+  for (let j = 0; j < o.partialRounds; j++) {
+    const s0 = pow5(mod(s[0] + o.partialConstants[j]));
+    s[0] = s0;
+    const first = mod(s.reduce((acc, x, k) => acc + o.sparseRows[j][k] * x, 0n));
+    s = [first, ...s.slice(1).map((x, i) => mod(x + o.sparseColumns[j][i] * s0))];
+  }
+  for (let r = half; r < FULL_ROUNDS; r++) full(r, o.mds);
+  return s;
+}

@@ -12,20 +12,22 @@
  *
  * The arithmetic: with 29-bit limbs a product is below 2^58, so the 18 products a limb of the Montgomery
  * multiplication (R = 2^261) collects fit in 64 bits without propagating carries (one carry per reduction step,
- * the rest once at the end). Values are kept below 32p instead of below p: p < 2^254 and R = 2^261 (p/R < 1/169),
- * so the Montgomery product of two values below 32p is below 32·32·p/169 + p < 8p, additions only propagate
- * carries, and no intermediate result needs the conditional subtraction; the output is reduced to 0 .. p − 1
- * once, at the end. Each MDS output is one reduction of the unreduced sum of its t products (below
- * 13·32·p/169 + p < 4p), not t reductions. (Bounds: inputs enter below p; S-box outputs are below 8p; MDS outputs
- * below 4p; a round constant adds less than p.)
+ * the rest once at the end); a square sums the 45 distinct products (cross products doubled) instead of 81. Values
+ * are kept below R instead of below p: p < 2^254 and R = 2^261 (R/p > 169), so the Montgomery product of a and b is
+ * below a·b/R + p, additions only propagate carries, and no intermediate result needs the conditional subtraction;
+ * the output is reduced to 0 .. p − 1 once, at the end. Each MDS output is one reduction of the unreduced sum of
+ * its t products, not t reductions.
+ *
+ * The permutation runs in the optimised form (`optimizedPoseidonParams`: one round constant and a sparse matrix
+ * per partial round, 2t − 1 products instead of t²; `permuteBody` gives the bounds of that form).
  *
  * Memory layout (bytes; an element is 64 bytes, nine little-endian 32-bit words holding one limb each): R² mod p at
  * 64, the canonical 1 at 128, temporaries at 192 and 256, the state at 512 and the next state at 1408 (13 elements
- * each), the constants of each width from 4096 (written when the width is first used), the batch input area at
- * IN_BASE (32-byte canonical little-endian values, as JavaScript writes them) and the output area at OUT_BASE
- * (canonical values in limbs).
+ * each), one descriptor per width at DESC_BASE + 32·t, the constants of each width from 4096 (written when the
+ * width is first used), the batch input area at IN_BASE (32-byte canonical little-endian values, as JavaScript
+ * writes them) and the output area at OUT_BASE (canonical values in limbs).
  */
-import { BN254_FIELD_MODULUS as P, FULL_ROUNDS, poseidonParams } from './poseidon-params.js';
+import { BN254_FIELD_MODULUS as P, FULL_ROUNDS, optimizedPoseidonParams } from './poseidon-params.js';
 import { Body, I32, OP, VOID, name, section, uleb, vec } from './wasm-encoding.js';
 
 const LIMBS = 9;
@@ -39,8 +41,10 @@ const TMP = 192;
 const TMP2 = 256;
 const STATE = 512;
 const NEXT = 1408;
+/** Per width t, eight i32 at DESC_BASE + 32·t: t, partial rounds, then where its constants sit (see `Width`). */
+const DESC_BASE = 2560;
 const CONST_BASE = 4096;
-const CONST_END = CONST_BASE + 512 * 1024; // all 12 widths need ≈ 455 KB
+const CONST_END = CONST_BASE + 1536 * 1024; // all 12 widths need ≈ 1.3 MB
 const IN_BASE = CONST_END;
 /** Input elements one call takes. */
 const IN_ELEMENTS = 8192;
@@ -69,7 +73,7 @@ function normalize(b: Body, l: (j: number) => number): void {
 }
 
 /**
- * mul(o, a, b): o = a·b·2^-261 mod p, below 8p for inputs below 32p (Montgomery product; o may be a or b). The
+ * mul(o, a, b): o = a·b·2^-261 mod p, below a·b/R + p for inputs below R (Montgomery product; o may be a or b). The
  * accumulator is a ring of nine locals: after each reduction step the lowest limb (now a multiple of 2^29) passes
  * its carry up and becomes the new top limb.
  */
@@ -100,7 +104,7 @@ function mulBody(): number[] {
 /**
  * mds(o, row, t): o = Σ_{j<t} row[j] · STATE[j] · 2^-261 mod p — one MDS output with a single Montgomery reduction:
  * the t products are summed unreduced in 18 columns (carried after each product, so a column stays below 2^62),
- * then reduced once. Below 4p for t ≤ 13 (constants below p, elements below 32p).
+ * then reduced once. Below t·p·max(STATE)/R + p (constants below p).
  */
 function mdsBody(): number[] {
   const b = new Body();
@@ -164,84 +168,160 @@ function loadBody(): number[] {
   return b.encode(0, 0);
 }
 
-const F_MUL = 0, F_ADD = 1, F_SBOX = 2, F_PERMUTE = 3, F_HASH = 4, F_CANON = 5, F_LOAD = 6, F_MDS = 7;
+const F_MUL = 0, F_ADD = 1, F_SBOX = 2, F_PERMUTE = 3, F_HASH = 4, F_CANON = 5, F_LOAD = 6, F_MDS = 7, F_SQR = 8;
 
-/** sbox(x): x = x^5. */
+/**
+ * sqr(o, a): o = a²·2^-261 mod p (Montgomery square, o may be a): the 45 distinct limb products summed in 18
+ * columns (cross products doubled), then the nine reduction steps. A column collects at most 4 doubled cross
+ * products and a square (< 2^61.2) and, while reducing, nine products of the modulus (< 2^61.2) and a carry: no
+ * 64-bit overflow.
+ */
+function sqrBody(): number[] {
+  const b = new Body();
+  const A = 2, C = A + LIMBS, Mq = C + 2 * LIMBS;
+  for (let j = 0; j < LIMBS; j++) b.get(1).load32(4 * j).set(A + j);
+  for (let k = 0; k < 2 * LIMBS - 1; k++) {
+    let first = true;
+    for (let x = Math.max(0, k - LIMBS + 1); x <= k; x++) {
+      const y = k - x;
+      if (y <= x) break;
+      b.get(A + x).get(A + y).op(OP.i64_mul);
+      if (!first) b.op(OP.i64_add);
+      first = false;
+    }
+    if (!first) b.i64(1n).op(OP.i64_shl);
+    if (k % 2 === 0) {
+      b.get(A + k / 2).get(A + k / 2).op(OP.i64_mul);
+      if (!first) b.op(OP.i64_add);
+    }
+    b.set(C + k);
+  }
+  for (let i = 0; i < LIMBS; i++) {
+    b.get(C + i).i64(N_INV).op(OP.i64_mul).i64(MASK).op(OP.i64_and).set(Mq);
+    for (let k = 0; k < LIMBS; k++) b.get(C + i + k).get(Mq).i64(N[k]).op(OP.i64_mul, OP.i64_add).set(C + i + k);
+    b.get(C + i + 1).get(C + i).i64(BigInt(LIMB_BITS)).op(OP.i64_shr_u, OP.i64_add).set(C + i + 1);
+  }
+  normalize(b, (k) => C + LIMBS + k);
+  for (let k = 0; k < LIMBS; k++) b.get(0).get(C + LIMBS + k).store32(4 * k);
+  return b.encode(0, Mq - 1);
+}
+
+/** sbox(x): x = x^5 (two squares and a product). */
 function sboxBody(): number[] {
   const b = new Body();
-  b.i32(TMP).get(0).get(0).call(F_MUL);
-  b.i32(TMP).i32(TMP).i32(TMP).call(F_MUL);
+  b.i32(TMP).get(0).call(F_SQR);
+  b.i32(TMP).i32(TMP).call(F_SQR);
   b.get(0).get(0).i32(TMP).call(F_MUL);
   return b.encode(0, 0);
 }
 
-/** permute(t, rp, c, m): the state at STATE through 8 + rp rounds (constants from c, MDS rows at m). */
+/** Width descriptor fields (i32 offsets from the descriptor): see `Width`. */
+const D_T = 0, D_RP = 4, D_FC = 8, D_PC = 12, D_M = 16, D_MP = 20, D_SR = 24, D_SC = 28;
+
+/**
+ * permute(d): the state at STATE through the permutation of the width whose descriptor is at d, in the optimised
+ * form of `optimizedPoseidonParams`: four full rounds (the fourth with the pre-sparse matrix), the partial rounds
+ * with their sparse matrices, four full rounds.
+ *
+ * Bounds (R/p > 169): the first full rounds keep the module's bounds (S-box outputs below 8p, matrix outputs below
+ * 2p). In a partial round element 0 enters below 7.3p and leaves its S-box below 1.1p; the others each grow by a
+ * product below 1.01p, so after at most 65 rounds they are below 68p, and the first row's sum of t ≤ 13 products
+ * leaves below 13·68p/169 + p < 6.3p. The second half's first S-box takes values below 69p: its square is below
+ * 69²p/169 + p < 30p, the fourth power below 6.4p, the fifth below 3.7p. Every value stays below 2^261, so every
+ * limb stays below 2^29 and no accumulator overflows.
+ */
 function permuteBody(): number[] {
   const b = new Body();
-  const t = 0, rp = 1, c = 2, m = 3, r = 4, total = 5, i = 6;
-  b.get(rp).i32(FULL_ROUNDS).op(OP.i32_add).set(total);
-  b.op(OP.loop, VOID);
-  {
-    // add the round constants
-    b.i32(0).set(i).op(OP.loop, VOID);
-    b.elementAt(STATE, i).elementAt(STATE, i).get(c).call(F_ADD);
-    b.bump(c, 64).bump(i, 1).get(i).get(t).op(OP.i32_lt_u, OP.br_if, 0, OP.end);
-    // S-boxes: every element in full rounds, the first in partial ones
-    b.get(r).i32(FULL_ROUNDS / 2).op(OP.i32_lt_u);
-    b.get(r).get(rp).i32(FULL_ROUNDS / 2).op(OP.i32_add, OP.i32_ge_u, OP.i32_or);
-    b.op(OP.if, VOID);
-    b.i32(0).set(i).op(OP.loop, VOID);
-    b.elementAt(STATE, i).call(F_SBOX);
-    b.bump(i, 1).get(i).get(t).op(OP.i32_lt_u, OP.br_if, 0, OP.end);
-    b.op(OP.else).i32(STATE).call(F_SBOX).op(OP.end);
-    // MDS: NEXT[i] = Σ_j m[i][j] · STATE[j]
-    b.i32(0).set(i).op(OP.loop, VOID);
-    b.elementAt(NEXT, i);
-    b.get(m).get(i).get(t).op(OP.i32_mul).i32(6).op(OP.i32_shl, OP.i32_add);
-    b.get(t).call(F_MDS);
-    b.bump(i, 1).get(i).get(t).op(OP.i32_lt_u, OP.br_if, 0, OP.end);
-    // STATE = NEXT, 8 bytes at a time
+  const d = 0, t = 1, rp = 2, fc = 3, pc = 4, sr = 5, sc = 6, r = 7, i = 8, mat = 9;
+  const field = (off: number, local: number) => b.get(d).op(OP.i32_load, 2, ...uleb(off)).set(local);
+  field(D_T, t);
+  field(D_RP, rp);
+  field(D_FC, fc);
+  field(D_PC, pc);
+  field(D_SR, sr);
+  field(D_SC, sc);
+  /** STATE[0..n) = NEXT[0..n) for n elements given by the code `count` pushes (8-byte words). */
+  const copy = (words: () => void) => {
     b.i32(0).set(i).op(OP.loop, VOID);
     b.i32(STATE).get(i).i32(3).op(OP.i32_shl, OP.i32_add);
     b.i32(NEXT).get(i).i32(3).op(OP.i32_shl, OP.i32_add).op(OP.i64_load, 3, 0);
     b.op(OP.i64_store, 3, 0);
-    b.bump(i, 1).get(i).get(t).i32(3).op(OP.i32_shl, OP.i32_lt_u, OP.br_if, 0, OP.end);
-    b.bump(r, 1).get(r).get(total).op(OP.i32_lt_u, OP.br_if, 0);
-  }
-  b.op(OP.end);
-  return b.encode(3, 0);
+    b.bump(i, 1).get(i);
+    words();
+    b.op(OP.i32_lt_u, OP.br_if, 0, OP.end);
+  };
+  /** Four full rounds; the matrix of the last is at descriptor field `lastMatrix`. */
+  const fullRounds = (lastMatrix: number) => {
+    b.i32(0).set(r).op(OP.loop, VOID);
+    // add the round constants
+    b.i32(0).set(i).op(OP.loop, VOID);
+    b.elementAt(STATE, i).elementAt(STATE, i).get(fc).call(F_ADD);
+    b.bump(fc, 64).bump(i, 1).get(i).get(t).op(OP.i32_lt_u, OP.br_if, 0, OP.end);
+    // S-boxes
+    b.i32(0).set(i).op(OP.loop, VOID);
+    b.elementAt(STATE, i).call(F_SBOX);
+    b.bump(i, 1).get(i).get(t).op(OP.i32_lt_u, OP.br_if, 0, OP.end);
+    // matrix: NEXT[i] = Σ_j mat[i][j] · STATE[j]
+    b.get(d).op(OP.i32_load, 2, ...uleb(lastMatrix));
+    b.get(d).op(OP.i32_load, 2, ...uleb(D_M));
+    b.get(r).i32(FULL_ROUNDS / 2 - 1).op(OP.i32_eq, OP.select).set(mat);
+    b.i32(0).set(i).op(OP.loop, VOID);
+    b.elementAt(NEXT, i);
+    b.get(mat).get(i).get(t).op(OP.i32_mul).i32(6).op(OP.i32_shl, OP.i32_add);
+    b.get(t).call(F_MDS);
+    b.bump(i, 1).get(i).get(t).op(OP.i32_lt_u, OP.br_if, 0, OP.end);
+    copy(() => b.get(t).i32(3).op(OP.i32_shl));
+    b.bump(r, 1).get(r).i32(FULL_ROUNDS / 2).op(OP.i32_lt_u, OP.br_if, 0, OP.end);
+  };
+  fullRounds(D_MP);
+  // partial rounds
+  b.i32(0).set(r).op(OP.loop, VOID);
+  b.i32(STATE).i32(STATE).get(pc).call(F_ADD);
+  b.bump(pc, 64);
+  b.i32(STATE).call(F_SBOX);
+  b.i32(NEXT).get(sr).get(t).call(F_MDS); // the new element 0, from the state after the S-box
+  b.get(t).i32(6).op(OP.i32_shl).get(sr).op(OP.i32_add).set(sr);
+  b.i32(1).set(i).op(OP.loop, VOID);
+  b.i32(TMP2).get(sc).i32(STATE).call(F_MUL);
+  b.elementAt(STATE, i).elementAt(STATE, i).i32(TMP2).call(F_ADD);
+  b.bump(sc, 64).bump(i, 1).get(i).get(t).op(OP.i32_lt_u, OP.br_if, 0, OP.end);
+  copy(() => b.i32(8));
+  b.bump(r, 1).get(r).get(rp).op(OP.i32_lt_u, OP.br_if, 0, OP.end);
+  fullRounds(D_M);
+  return b.encode(mat, 0);
 }
 
 /**
- * hash(t, rp, c, m, n, in, out): n hashes of t − 1 elements each, from `in` (32-byte canonical values) to `out`
- * (canonical values in limbs, 64 bytes apart).
+ * hash(d, n, in, out): n hashes of t − 1 elements each (t and the constants from the descriptor at d), from `in`
+ * (32-byte canonical values) to `out` (canonical values in limbs, 64 bytes apart).
  */
 function hashBody(): number[] {
   const b = new Body();
-  const t = 0, rp = 1, c = 2, m = 3, n = 4, inp = 5, out = 6, k = 7, i = 8;
+  const d = 0, n = 1, inp = 2, out = 3, k = 4, i = 5, t = 6;
   b.get(n).op(OP.i32_eqz, OP.if, VOID, OP.return, OP.end);
+  b.get(d).op(OP.i32_load, 2, ...uleb(D_T)).set(t);
   b.op(OP.loop, VOID);
   for (let w = 0; w < 5; w++) b.i32(STATE).i64(0n).op(OP.i64_store, 3, ...uleb(8 * w));
   b.i32(1).set(i).op(OP.loop, VOID);
   b.i32(TMP).get(inp).call(F_LOAD);
   b.elementAt(STATE, i).i32(TMP).i32(R2_AT).call(F_MUL); // to Montgomery form
   b.bump(inp, 32).bump(i, 1).get(i).get(t).op(OP.i32_lt_u, OP.br_if, 0, OP.end);
-  b.get(t).get(rp).get(c).get(m).call(F_PERMUTE);
+  b.get(d).call(F_PERMUTE);
   b.get(out).i32(STATE).i32(ONE_AT).call(F_MUL); // out of Montgomery form, below 2p
   b.get(out).call(F_CANON);
   b.bump(out, 64).bump(k, 1).get(k).get(n).op(OP.i32_lt_u, OP.br_if, 0);
   b.op(OP.end);
-  return b.encode(2, 0);
+  return b.encode(3, 0);
 }
 
 /** The module's bytes. */
 export function poseidonWasmBytes(): Uint8Array {
   const fnType = (params: number) => [0x60, ...uleb(params), ...Array<number>(params).fill(I32), 0];
-  const types = vec([fnType(3), fnType(1), fnType(4), fnType(7), fnType(2)]);
-  const funcs = vec([[0], [0], [1], [2], [3], [1], [4], [0]]);
+  const types = vec([fnType(3), fnType(1), fnType(4), fnType(2)]);
+  const funcs = vec([[0], [0], [1], [1], [2], [1], [3], [0], [3]]);
   const memory = vec([[0x00, ...uleb(PAGES)]]);
   const exports = vec([[...name('hash'), 0x00, F_HASH], [...name('memory'), 0x02, 0]]);
-  const code = vec([mulBody(), addBody(), sboxBody(), permuteBody(), hashBody(), canonBody(), loadBody(), mdsBody()]);
+  const code = vec([mulBody(), addBody(), sboxBody(), permuteBody(), hashBody(), canonBody(), loadBody(), mdsBody(), sqrBody()]);
   return Uint8Array.from([
     0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
     ...section(1, types), ...section(3, funcs), ...section(5, memory), ...section(7, exports), ...section(10, code),
@@ -251,7 +331,7 @@ export function poseidonWasmBytes(): Uint8Array {
 // --------------------------------------------------------------------------------------------- runtime
 
 interface Exports {
-  hash(t: number, rp: number, c: number, m: number, n: number, inp: number, out: number): void;
+  hash(d: number, n: number, inp: number, out: number): void;
   memory: { buffer: ArrayBuffer };
 }
 
@@ -261,12 +341,14 @@ interface WasmApi {
 }
 const wasmApi = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
 
-/** Where a width's constants sit in the module's memory. */
+/**
+ * Where a width's constants sit in the module's memory (`optimizedPoseidonParams` in Montgomery form, 64 bytes an
+ * element); the module reads them from the width's descriptor at DESC_BASE + 32·t.
+ */
 interface Width {
   t: number;
-  rp: number;
-  c: number;
-  m: number;
+  /** The descriptor's address. */
+  d: number;
 }
 
 /**
@@ -293,18 +375,33 @@ export class PoseidonWasm {
     limbsOf(x).forEach((l, j) => (this.limbs[at / 4 + j] = Number(l)));
   }
 
+  /** Writes `values` (Montgomery form) from the next free constant address; returns that address. */
+  private constants(values: readonly bigint[]): number {
+    const at = this.constEnd;
+    const end = at + values.length * 64;
+    if (end > CONST_END) throw new RangeError('Poseidon constants do not fit the module memory');
+    values.forEach((x, i) => this.writeLimbs(at + 64 * i, (x * R) % P));
+    this.constEnd = end;
+    return at;
+  }
+
   private width(t: number): Width {
     let w = this.widths.get(t);
     if (w === undefined) {
-      const p = poseidonParams(t);
-      const c = this.constEnd;
-      const m = c + p.roundConstants.length * 64;
-      const end = m + t * t * 64;
-      if (end > CONST_END) throw new RangeError('Poseidon constants do not fit the module memory');
-      p.roundConstants.forEach((x, i) => this.writeLimbs(c + 64 * i, (x * R) % P));
-      p.mds.flat().forEach((x, i) => this.writeLimbs(m + 64 * i, (x * R) % P));
-      this.constEnd = end;
-      w = { t, rp: p.partialRounds, c, m };
+      const p = optimizedPoseidonParams(t);
+      const d = DESC_BASE + 32 * t;
+      const fields = [
+        t,
+        p.partialRounds,
+        this.constants(p.fullConstants.flat()),
+        this.constants(p.partialConstants),
+        this.constants(p.mds.flat()),
+        this.constants(p.preSparse.flat()),
+        this.constants(p.sparseRows.flat()),
+        this.constants(p.sparseColumns.flat()),
+      ];
+      fields.forEach((v, k) => (this.limbs[d / 4 + k] = v));
+      w = { t, d };
       this.widths.set(t, w);
     }
     return w;
@@ -328,7 +425,7 @@ export class PoseidonWasm {
         const to = IN_BASE + e * 32 + 31;
         for (let k = 0; k < 32; k++) mem[to - k] = input[from + k];
       }
-      this.fns.hash(w.t, w.rp, w.c, w.m, n, IN_BASE, OUT_BASE);
+      this.fns.hash(w.d, n, IN_BASE, OUT_BASE);
       for (let h = 0; h < n; h++) {
         // nine 29-bit limbs → 32 big-endian bytes, least significant byte first
         const base = (OUT_BASE + 64 * h) / 4;

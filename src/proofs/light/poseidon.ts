@@ -25,6 +25,19 @@ export const MAX_POSEIDON_INPUTS = 12;
 export type FieldInput = bigint | Uint8Array;
 
 let hasher: PoseidonWasm | undefined;
+
+/** Work done since start: hashes computed, pair-memo lookups and hits (for benchmarks and profiles). */
+export interface PoseidonCounters {
+  hashes: number;
+  pairLookups: number;
+  pairHits: number;
+}
+const counters: PoseidonCounters = { hashes: 0, pairLookups: 0, pairHits: 0 };
+
+/** A copy of the counters since start. */
+export function poseidonCounters(): PoseidonCounters {
+  return { ...counters };
+}
 let loading: Promise<void> | undefined;
 
 /** Poseidon([1, 2]) (circomlib's test vector): checked once the module is loaded. */
@@ -62,6 +75,11 @@ function ready(): PoseidonWasm {
 
 /** Big-endian bytes → bigint (empty = 0). */
 export function bytesToBigint(bytes: Uint8Array): bigint {
+  if (bytes.length === 32) {
+    // four 64-bit words: a few BigInt operations instead of a hex text
+    const v = new DataView(bytes.buffer, bytes.byteOffset, 32);
+    return (((((v.getBigUint64(0) << 64n) | v.getBigUint64(8)) << 64n) | v.getBigUint64(16)) << 64n) | v.getBigUint64(24);
+  }
   if (bytes.length === 0) return 0n;
   return BigInt('0x' + Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('hex'));
 }
@@ -71,7 +89,13 @@ export function bigintToBytes32(value: bigint): Uint8Array {
   if (value < 0n || value >= 1n << 256n) {
     throw new SolgateError('INTERNAL', 'value does not fit in 32 bytes', { context: { value: value.toString() } });
   }
-  return Uint8Array.from(Buffer.from(value.toString(16).padStart(64, '0'), 'hex'));
+  const out = new Uint8Array(32);
+  const v = new DataView(out.buffer);
+  v.setBigUint64(0, value >> 192n);
+  v.setBigUint64(8, BigInt.asUintN(64, value >> 128n));
+  v.setBigUint64(16, BigInt.asUintN(64, value >> 64n));
+  v.setBigUint64(24, BigInt.asUintN(64, value));
+  return out;
 }
 
 /** The field element a `FieldInput` stands for; throws unless it is in 0 .. modulus-1 (bytes: at most 32). */
@@ -141,6 +165,7 @@ export function poseidon(inputs: readonly FieldInput[]): Uint8Array {
   }
   const buf = new Uint8Array(inputs.length * 32);
   inputs.forEach((x, i) => putField(x, buf, i * 32));
+  counters.hashes++;
   return h.hashBatch(inputs.length, buf, 1);
 }
 
@@ -165,18 +190,27 @@ export function poseidonBatch(arity: number, input: Uint8Array, count: number): 
   for (let at = 0; at < input.length; at += 32) {
     if (!below(input, at)) toFieldElement(input.subarray(at, at + 32));
   }
+  counters.hashes += count;
   return count === 0 ? new Uint8Array(0) : h.hashBatch(arity, input, count);
 }
 
-/** Most (left, right) → parent results the pair memo holds: 96 bytes each, 24 MiB when full. */
-export const PAIR_MEMO_SIZE = 1 << 18;
+/**
+ * Most (left, right) → parent results the pair memo holds by default: 96 bytes each, 96 MiB when full. Sized for the
+ * working set of the proof methods on a mainnet-sized index (the benchmark's 6 state trees with 20,000 provable
+ * accounts and 2 address trees of 100,000 elements need ≈ 0.7M pairs for every upper path to be remembered; 2^20 keeps
+ * the state proofs' upper levels while address proofs pass through). The table starts at 4,096 entries and doubles
+ * only when half full, so a process that answers few proofs stays small. {@link setPairMemoLimit} changes it.
+ */
+export const PAIR_MEMO_SIZE = 1 << 20;
 
 /**
  * The pair memo: a 4-way set-associative table of (left, right, parent) entries in one byte array, the set chosen
  * from the pairs' low bytes (node hashes are uniform there). A lookup compares all 64 bytes of the pair, so a hit is
  * exactly the hash function's result for that pair; a new pair takes a free way of its set, else evicts one in
  * turn once the table has its full size. It starts small and doubles (re-placing its entries) when half full or
- * when a pair finds its set full, up to {@link PAIR_MEMO_SIZE} entries.
+ * when a pair finds its set full, up to its limit.
+ *
+ * Pairs are given as (array, offset) so that lookups and stores allocate nothing.
  */
 class PairMemo {
   private data: Uint8Array;
@@ -186,47 +220,60 @@ class PairMemo {
 
   constructor(
     private slots: number,
-    private readonly max: number,
+    public max: number,
   ) {
     this.data = new Uint8Array(slots * 96);
     this.used = new Uint8Array(slots);
   }
 
+  /** Entries the table has room for now, and how many it holds. */
+  get size(): { slots: number; filled: number } {
+    return { slots: this.slots, filled: this.filled };
+  }
+
   /** First slot of the pair's set of 4. */
-  private set4(left: Uint8Array, right: Uint8Array): number {
-    const a = (left[28] | (left[29] << 8) | (left[30] << 16) | (left[31] << 24)) ^ (left[20] | (left[21] << 8));
-    const b = (right[28] | (right[29] << 8) | (right[30] << 16) | (right[31] << 24)) ^ (right[20] | (right[21] << 8));
+  private set4(l: Uint8Array, lo: number, r: Uint8Array, ro: number): number {
+    const a = (l[lo + 28] | (l[lo + 29] << 8) | (l[lo + 30] << 16) | (l[lo + 31] << 24)) ^ (l[lo + 20] | (l[lo + 21] << 8));
+    const b = (r[ro + 28] | (r[ro + 29] << 8) | (r[ro + 30] << 16) | (r[ro + 31] << 24)) ^ (r[ro + 20] | (r[ro + 21] << 8));
     const h = Math.imul(a ^ Math.imul(b ^ (b >>> 15), 0x85ebca6b), 0xc2b2ae35);
     return (h ^ (h >>> 13)) & (this.slots - 4);
   }
 
-  private find(first: number, left: Uint8Array, right: Uint8Array): number {
+  private find(first: number, l: Uint8Array, lo: number, r: Uint8Array, ro: number): number {
     const d = this.data;
     for (let s = first; s < first + 4; s++) {
       if (!this.used[s]) continue;
       const at = s * 96;
+      // the low bytes first: they differ between different nodes
+      if (d[at + 31] !== l[lo + 31] || d[at + 63] !== r[ro + 31]) continue;
       let i = 0;
-      while (i < 32 && d[at + i] === left[i] && d[at + 32 + i] === right[i]) i++;
+      while (i < 32 && d[at + i] === l[lo + i] && d[at + 32 + i] === r[ro + i]) i++;
       if (i === 32) return s;
     }
     return -1;
   }
 
-  get(left: Uint8Array, right: Uint8Array): Uint8Array | undefined {
-    const s = this.find(this.set4(left, right), left, right);
-    return s < 0 ? undefined : this.data.slice(s * 96 + 64, s * 96 + 96);
+  /** Copies the parent of the pair to `out` at `oo` and returns true, or returns false when not remembered. */
+  getInto(l: Uint8Array, lo: number, r: Uint8Array, ro: number, out: Uint8Array, oo: number): boolean {
+    counters.pairLookups++;
+    const s = this.find(this.set4(l, lo, r, ro), l, lo, r, ro);
+    if (s < 0) return false;
+    counters.pairHits++;
+    const d = this.data;
+    for (let i = 0, at = s * 96 + 64; i < 32; i++) out[oo + i] = d[at + i];
+    return true;
   }
 
-  set(left: Uint8Array, right: Uint8Array, parent: Uint8Array): void {
+  set(l: Uint8Array, lo: number, r: Uint8Array, ro: number, parent: Uint8Array, po: number): void {
     if (this.filled * 2 >= this.slots && this.slots < this.max) this.grow();
-    let first = this.set4(left, right);
-    let s = this.find(first, left, right);
+    let first = this.set4(l, lo, r, ro);
+    let s = this.find(first, l, lo, r, ro);
     if (s < 0) {
       for (let w = first; w < first + 4 && s < 0; w++) if (!this.used[w]) s = w;
       if (s < 0 && this.slots < this.max) {
         // a full set below the size limit: grow rather than evict
         this.grow();
-        first = this.set4(left, right);
+        first = this.set4(l, lo, r, ro);
         for (let w = first; w < first + 4 && s < 0; w++) if (!this.used[w]) s = w;
       }
       if (s < 0) s = first + (this.turn++ & 3);
@@ -234,9 +281,12 @@ class PairMemo {
       this.used[s] = 1;
     }
     const at = s * 96;
-    this.data.set(left, at);
-    this.data.set(right, at + 32);
-    this.data.set(parent, at + 64);
+    const d = this.data;
+    for (let i = 0; i < 32; i++) {
+      d[at + i] = l[lo + i];
+      d[at + 32 + i] = r[ro + i];
+      d[at + 64 + i] = parent[po + i];
+    }
   }
 
   private grow(): void {
@@ -246,22 +296,57 @@ class PairMemo {
     this.data = new Uint8Array(this.slots * 96);
     this.used = new Uint8Array(this.slots);
     this.filled = 0;
-    for (let s = 0; s < old; s++) {
-      if (used[s]) this.set(data.subarray(s * 96, s * 96 + 32), data.subarray(s * 96 + 32, s * 96 + 64), data.subarray(s * 96 + 64, s * 96 + 96));
-    }
+    for (let s = 0; s < old; s++) if (used[s]) this.set(data, s * 96, data, s * 96 + 32, data, s * 96 + 64);
+  }
+
+  /** Empties the table and sets its limit (a power of two ≥ 4,096). */
+  reset(max: number): void {
+    this.max = max;
+    this.slots = 1 << 12;
+    this.data = new Uint8Array(this.slots * 96);
+    this.used = new Uint8Array(this.slots);
+    this.filled = 0;
   }
 }
 
 const pairMemo = new PairMemo(1 << 12, PAIR_MEMO_SIZE);
 
+/**
+ * Sets the most pairs the pair memo may hold (96 bytes each; rounded down to a power of two, at least 4,096) and
+ * empties it. The default is {@link PAIR_MEMO_SIZE}.
+ */
+export function setPairMemoLimit(pairs: number): void {
+  if (!Number.isSafeInteger(pairs) || pairs < 1) throw new SolgateError('INTERNAL', 'the pair memo limit must be a positive integer', { context: { pairs } });
+  pairMemo.reset(Math.max(1 << 12, 2 ** Math.floor(Math.log2(pairs))));
+}
+
+/** The pair memo's limit, its current capacity and how many pairs it holds. */
+export function pairMemoSize(): { limit: number; slots: number; filled: number } {
+  return { limit: pairMemo.max, ...pairMemo.size };
+}
+
 /** The remembered parent of (left, right) — a copy — or undefined. Both must be 32-byte nodes. */
 export function rememberedPair(left: Uint8Array, right: Uint8Array): Uint8Array | undefined {
-  return pairMemo.get(left, right);
+  const out = new Uint8Array(32);
+  return pairMemo.getInto(left, 0, right, 0, out, 0) ? out : undefined;
 }
 
 /** Remembers Poseidon(left, right) = parent (32-byte nodes; the caller computed parent with the hash function). */
 export function rememberPair(left: Uint8Array, right: Uint8Array, parent: Uint8Array): void {
-  pairMemo.set(left, right, parent);
+  pairMemo.set(left, 0, right, 0, parent, 0);
+}
+
+/**
+ * The parent of the pair (l at lo, r at ro: 32-byte nodes inside larger arrays) copied to `out` at `oo` when the
+ * pair memo holds it; false otherwise. Allocates nothing (the batch verifier's inner loop).
+ */
+export function rememberedPairInto(l: Uint8Array, lo: number, r: Uint8Array, ro: number, out: Uint8Array, oo: number): boolean {
+  return pairMemo.getInto(l, lo, r, ro, out, oo);
+}
+
+/** {@link rememberPair} on nodes inside larger arrays. */
+export function rememberPairAt(l: Uint8Array, lo: number, r: Uint8Array, ro: number, parent: Uint8Array, po: number): void {
+  pairMemo.set(l, lo, r, ro, parent, po);
 }
 
 /**
@@ -276,18 +361,15 @@ export function poseidonPairs(input: Uint8Array, count: number): Uint8Array {
   const out = new Uint8Array(count * 32);
   const missed: number[] = [];
   for (let i = 0; i < count; i++) {
-    const hit = pairMemo.get(input.subarray(64 * i, 64 * i + 32), input.subarray(64 * i + 32, 64 * i + 64));
-    if (hit === undefined) missed.push(i);
-    else out.set(hit, 32 * i);
+    if (!pairMemo.getInto(input, 64 * i, input, 64 * i + 32, out, 32 * i)) missed.push(i);
   }
   if (missed.length) {
     const batch = new Uint8Array(missed.length * 64);
     missed.forEach((i, k) => batch.set(input.subarray(64 * i, 64 * i + 64), 64 * k));
     const hashed = poseidonBatch(2, batch, missed.length);
     missed.forEach((i, k) => {
-      const parent = hashed.subarray(32 * k, 32 * k + 32);
-      out.set(parent, 32 * i);
-      pairMemo.set(input.subarray(64 * i, 64 * i + 32), input.subarray(64 * i + 32, 64 * i + 64), parent);
+      out.set(hashed.subarray(32 * k, 32 * k + 32), 32 * i);
+      pairMemo.set(input, 64 * i, input, 64 * i + 32, hashed, 32 * k);
     });
   }
   return out;
@@ -303,9 +385,11 @@ export function poseidonPairs(input: Uint8Array, count: number): Uint8Array {
  */
 export function poseidonPair(left: Uint8Array, right: Uint8Array): Uint8Array {
   const pair = left.length === 32 && right.length === 32;
-  const hit = pair ? pairMemo.get(left, right) : undefined;
-  if (hit !== undefined) return hit;
+  if (pair) {
+    const hit = new Uint8Array(32);
+    if (pairMemo.getInto(left, 0, right, 0, hit, 0)) return hit;
+  }
   const out = poseidon([left, right]);
-  if (pair) pairMemo.set(left, right, out);
+  if (pair) pairMemo.set(left, 0, right, 0, out, 0);
   return out;
 }

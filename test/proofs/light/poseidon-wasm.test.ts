@@ -3,7 +3,10 @@
  * light-poseidon (`@lightprotocol/hasher.rs`, the reference the on-chain programs, the prover and Photon share):
  * every input count 1..12 on random field elements and on the edges (0, 1, modulus − 1); the batch entry point
  * against single hashes; circomlib's published constants; and the batch proof verifier against the one-proof
- * verifier on valid, tampered and malformed proofs.
+ * verifier on valid, tampered and malformed proofs. The module runs the optimised form of the permutation (sparse
+ * partial rounds, `optimizedPoseidonParams`): that form is compared with the permutation as specified (BigInt) for
+ * every width, and the module with the specification on many random inputs. The pair memo keeps giving the hash
+ * function's results when it is small enough to evict.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -18,9 +21,13 @@ import {
   isFieldNode,
   poseidon,
   poseidonBatch,
+  pairMemoSize,
+  PAIR_MEMO_SIZE,
+  poseidonBatch as batchOf,
   poseidonPairs,
+  setPairMemoLimit,
 } from '../../../src/proofs/light/poseidon.js';
-import { poseidonParams } from '../../../src/proofs/light/poseidon-params.js';
+import { optimizedPoseidonParams, poseidonParams, poseidonPermute, poseidonPermuteOptimized } from '../../../src/proofs/light/poseidon-params.js';
 import { computeLightRoot, verifyLightProof, verifyLightProofsBatch, type LightProofBytes } from '../../../src/proofs/light/merkle-proof.js';
 import { SolgateError } from '../../../src/core/errors.js';
 
@@ -60,6 +67,40 @@ describe('circomlib constants (poseidon_constants.js, t = 3)', () => {
     expect(p.roundConstants[0].toString(16)).toBe('ee9a592ba9a9518d05986d656f40c2114c4993c11bb29938d21d47304cd8e6e');
     expect(p.mds[0][0].toString(16)).toBe('109b7f411ba0e4c9b2b70caf5c36a7b194be7c11ad24378bfedb68592ba8118b');
     expect(p.roundConstants).toHaveLength((8 + 57) * 3);
+  });
+});
+
+describe('optimised permutation (sparse partial rounds)', () => {
+  const bytesOf = (x: bigint) => Buffer.from(bigintToBytes32(x)).toString('hex');
+
+  it('equals the permutation as specified for every width 2..13, on random states and the zero state', () => {
+    for (let t = 2; t <= 13; t++) {
+      fc.assert(
+        fc.property(fc.array(edgy, { minLength: t, maxLength: t }), (state) => {
+          expect(poseidonPermuteOptimized(state)).toEqual(poseidonPermute(state));
+        }),
+        { numRuns: t <= 4 ? 25 : 4 },
+      );
+      expect(poseidonPermuteOptimized(Array<bigint>(t).fill(0n))).toEqual(poseidonPermute(Array<bigint>(t).fill(0n)));
+      const o = optimizedPoseidonParams(t);
+      expect(o.partialConstants).toHaveLength(o.partialRounds);
+      expect(o.sparseRows.every((r) => r.length === t)).toBe(true);
+      expect(o.sparseColumns.every((c) => c.length === t - 1)).toBe(true);
+    }
+  });
+
+  it('the module equals the specification (state [0, inputs…], first element) on many random inputs', () => {
+    for (let arity = 1; arity <= 12; arity++) {
+      const count = arity === 2 ? 400 : arity === 3 ? 100 : 15;
+      const values = fc.sample(edgy, count * arity);
+      const input = new Uint8Array(count * arity * 32);
+      values.forEach((v, i) => input.set(bigintToBytes32(v), 32 * i));
+      const out = batchOf(arity, input, count);
+      for (let k = 0; k < count; k++) {
+        const want = poseidonPermute([0n, ...values.slice(k * arity, (k + 1) * arity)])[0];
+        expect(Buffer.from(out.subarray(32 * k, 32 * k + 32)).toString('hex')).toBe(bytesOf(want));
+      }
+    }
   });
 });
 
@@ -105,6 +146,25 @@ describe('poseidonBatch', () => {
     expect(() => poseidonPairs(new Uint8Array(65), 1)).toThrow(SolgateError);
   });
 
+  it('a pair memo small enough to evict still answers every pair with its hash', () => {
+    expect(pairMemoSize().limit).toBe(PAIR_MEMO_SIZE);
+    setPairMemoLimit(5000); // rounded down to 4,096 pairs
+    try {
+      expect(pairMemoSize()).toMatchObject({ limit: 4096, filled: 0 });
+      const count = 3 * 4096;
+      const input = new Uint8Array(count * 64);
+      for (let i = 0; i < count * 2; i++) input.set(bigintToBytes32((BigInt(i) * 0x9e3779b97f4a7c15n + 5n) % P), 32 * i);
+      const direct = batchOf(2, input, count);
+      for (let round = 0; round < 2; round++) {
+        expect(Buffer.from(poseidonPairs(input, count)).equals(Buffer.from(direct))).toBe(true);
+        expect(pairMemoSize().filled).toBeLessThanOrEqual(4096);
+      }
+    } finally {
+      setPairMemoLimit(PAIR_MEMO_SIZE);
+    }
+    expect(() => setPairMemoLimit(0)).toThrow(SolgateError);
+  });
+
   it('isFieldNode: 32 bytes below the modulus', () => {
     expect(isFieldNode(bigintToBytes32(P - 1n))).toBe(true);
     expect(isFieldNode(bigintToBytes32(P))).toBe(false);
@@ -147,6 +207,18 @@ describe('verifyLightProofsBatch', () => {
       }),
       { numRuns: 40 },
     );
+  });
+
+  it('pairs that differ only above their low bytes (the same slot of the batch table) are told apart', () => {
+    const siblings = Array.from({ length: 6 }, (_, k) => bigintToBytes32(BigInt(k + 3) * 0x1234567n));
+    const leaves = Array.from({ length: 40 }, (_, i) => {
+      const leaf = bigintToBytes32((BigInt(i + 1) << 200n) | 0xabcdefn); // the same last bytes
+      return leaf;
+    });
+    const proofs = leaves.map((leaf, i) => ({ leaf, siblings, leafIndex: i % 64, root: computeLightRoot(leaf, siblings, i % 64) }));
+    proofs.push({ ...proofs[3], root: proofs[4].root }); // another leaf's root
+    const batch = verifyLightProofsBatch(proofs);
+    expect(batch).toEqual([...leaves.map(() => true), false]);
   });
 
   it('never throws on garbage', () => {
