@@ -5,13 +5,15 @@
  *   private-postgres.ts), never the machine's shared server;
  * - the built-in localnet (this process) with transfers coming all the time;
  * - two `solgate ingest` on the primary (one holds the ingester lock, the other waits in standby);
- * - two API-only `solgate serve` with DATABASE_URL = the primary and DATABASE_READ_URL = replica 1 / replica 2;
+ * - two API-only `solgate serve` with DATABASE_URL = the primary and DATABASE_READ_URL = replica 1 / replica 2,
+ *   sharing rate limits through Redis (REDIS_URL, default 127.0.0.1:6379);
  * - a `solgate worker` delivering a webhook to a local receiver.
  *
  * Asserted: reads through both serves return what was just written on the primary, read-your-writes through
  * `minContextSlot` (a transfer's slot: the answer includes it); with replica 1's replay paused, serve 1 answers an
  * older `context.slot` without `minContextSlot`, waits with it until replay resumes and then answers a context slot
- * at or after the one serve 2 gave, and answers -32016 `{contextSlot}` after the bound for a slot far ahead; the
+ * at or after the one serve 2 gave, and answers -32016 `{contextSlot}` after the bound for a slot far ahead; a free
+ * key's per-second DAS limit holds across both serves (not twice it); the
  * lock-holding ingester SIGKILLed, the standby takes over, a new standby starts, activity continues (repeated); at the end the
  * primary and both replicas equal (md5 per table over the chain and ZK Compression tables) an uninterrupted
  * `solgate ingest` of the same chain into a fresh database — no gap, no duplicate — and every transfer to the
@@ -40,6 +42,7 @@ import { exited, reporter, sleep, until as waitUntil } from './helpers.js';
 import { LONG } from './report.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
+const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
 const SOL = 1_000_000_000n;
 /** Transfers between two ingester kills (and before the first, and after the last). */
 const TRANSFERS_PER_PHASE = LONG ? 1500 : 100;
@@ -58,6 +61,8 @@ let payer: KeyPairSigner;
 let wallets: Address[] = [];
 let rcv: Receiver;
 let key = '';
+/** A key on the free plan (DAS: 2 per second plus a burst of 4), for the shared-limit check. */
+let freeKey = '';
 let ref: TestDb | undefined;
 const pools = new Map<string, pg.Pool>();
 const output: string[] = [];
@@ -111,7 +116,7 @@ interface Serve { c: ChildProcess; url: string }
 async function serve(replica: PrivatePostgres): Promise<Serve> {
   const port = await freePort();
   const c = solgate('serve', ['serve'], {
-    PORT: String(port), HOST: '127.0.0.1', DATABASE_READ_URL: replica.url, SOLGATE_RPC_UPSTREAM_URL: net.url,
+    PORT: String(port), HOST: '127.0.0.1', DATABASE_READ_URL: replica.url, SOLGATE_RPC_UPSTREAM_URL: net.url, REDIS_URL,
     SOLGATE_WEBHOOK_CONCURRENCY: '0', SOLGATE_MIN_CONTEXT_WAIT_MS: String(WAIT_MS),
   });
   return { c, url: `http://127.0.0.1:${port}` };
@@ -160,6 +165,7 @@ beforeAll(async () => {
     await migrate(db);
     const k = await createApiKey(db, { name: 'topology', plan: 'business' });
     key = k.key;
+    freeKey = (await createApiKey(db, { name: 'topology-free', plan: 'free' })).key;
     net = await createLocalnet({ port: 0, slotMs: 0 });
     sender = localnetSender(net);
     payer = await generateKeyPairSigner();
@@ -217,6 +223,23 @@ describe.skipIf(!enabled)('several API processes on streaming replicas, one inge
         expect(h.status).toBe(200);
         expect(await h.text()).toContain(t.signature);
       }
+
+      // ---- limits shared through Redis: a free key's DAS limit across both serves, not per serve ----
+      // Start at the beginning of a second so the whole run falls in one per-second window.
+      await sleep(1000 - (Date.now() % 1000) + 20);
+      const statuses: number[] = [];
+      for (let i = 0; i < 12; i++) {
+        const r = await fetch(`${serves[i % 2].url}/?api-key=${freeKey}`, {
+          method: 'POST', headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getAssetsByOwner', params: { ownerAddress: wallets[1] } }),
+        });
+        statuses.push(r.status);
+      }
+      const admitted = statuses.filter((x) => x === 200).length;
+      // 2 + a burst of 4 in all (a window's tolerance: 8); one serve alone would admit that much, both 12.
+      expect(admitted, statuses.join(',')).toBeGreaterThanOrEqual(6);
+      expect(admitted, statuses.join(',')).toBeLessThanOrEqual(8);
+      expect(statuses.filter((x) => x !== 200).every((x) => x === 429), statuses.join(',')).toBe(true);
 
       // ---- replica 1 stopped replaying: older context without minContextSlot, a bounded wait with it ----
       const r1 = replicas[0].url;
@@ -292,7 +315,7 @@ describe.skipIf(!enabled)('several API processes on streaming replicas, one inge
         return [...watched].every((s) => ok.has(s));
       });
       report({
-        transfers: sent.length, lastSlot, blocks, readYourWritesMs: readYourWrites, pausedReplicaSlot: stale, seenOnOtherReplica: seen,
+        transfers: sent.length, sharedLimitAdmitted: admitted, lastSlot, blocks, readYourWritesMs: readYourWrites, pausedReplicaSlot: stale, seenOnOtherReplica: seen,
         waitedMs: waited.ms, answeredSlot: waited.slot, farErrorMs: far.ms, farContextSlot: far.error?.data?.contextSlot,
         takeovers, tables: Object.keys(want).length, rows: Object.values(want).reduce((s, d) => s + d.rows, 0),
         digestsEqual: Object.values(differing).every((d) => d.length === 0), differing, webhookDeliveries: watched.size, totalMs: Date.now() - t0,
