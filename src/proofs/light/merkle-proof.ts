@@ -129,8 +129,9 @@ function sameBytes(a: Uint8Array, ao: number, b: Uint8Array, bo: number, n: numb
  * Verifies many proofs at once, each exactly as `verifyLightProof` would (true when its leaf folds up through its
  * siblings to its root; false on malformed input: a node that is not a 32-byte field element, a proof longer
  * than 40, a leaf index outside the tree). The folding runs level by level over all proofs: the (left, right)
- * pairs of a level are looked up in the pair memo, those not there are deduplicated (proofs that share a
- * subtree share its nodes) and hashed in one Poseidon batch, and the results are remembered. Never throws.
+ * pairs of a level are deduplicated first (proofs of one tree share every level above its occupied depth), the
+ * distinct ones looked up in the pair memo, those not there hashed in one Poseidon batch and remembered. Never
+ * throws.
  */
 export function verifyLightProofsBatch(proofs: readonly LightProofBytes[]): boolean[] {
   const n = proofs.length;
@@ -150,17 +151,19 @@ export function verifyLightProofsBatch(proofs: readonly LightProofBytes[]): bool
   proofs.forEach((p, i) => ok[i] && current.set(p.leaf, 32 * i));
   const rest = proofs.map((p) => p.leafIndex);
   const height = Math.max(0, ...proofs.map((p, i) => (ok[i] ? p.siblings.length : 0)));
-  // per level: the distinct pairs not remembered (64 bytes each), an open-addressing table over them, and for each
-  // proof the pair it waits for (−1: none)
-  const input = new Uint8Array(n * 64);
+  // per level: the distinct pairs (64 bytes each) and their parents, an open-addressing table over the pairs, for
+  // each proof the pair it folds through (−1: none), and the pairs the memo did not have
+  const pairs = new Uint8Array(n * 64);
+  const parents = new Uint8Array(n * 32);
   let tableSize = 16;
   while (tableSize < 2 * n) tableSize *= 2;
   const table = new Int32Array(tableSize);
   const waits = new Int32Array(n);
+  const missed = new Int32Array(n);
   for (let level = 0; level < height; level++) {
     table.fill(0);
     waits.fill(-1);
-    let pairs = 0;
+    let distinct = 0;
     for (let i = 0; i < n; i++) {
       if (!ok[i] || level >= proofs[i].siblings.length) continue;
       const sibling = proofs[i].siblings[level];
@@ -170,28 +173,43 @@ export function verifyLightProofsBatch(proofs: readonly LightProofBytes[]): bool
       const lo = nodeIsLeft ? 32 * i : 0;
       const r = nodeIsLeft ? sibling : current;
       const ro = nodeIsLeft ? 0 : 32 * i;
-      if (rememberedPairInto(l, lo, r, ro, current, 32 * i)) continue;
       let slot = pairKey(l, lo, r, ro) & (tableSize - 1);
       for (;;) {
         const k = table[slot] - 1;
         if (k < 0) {
-          input.set(l.subarray(lo, lo + 32), 64 * pairs);
-          input.set(r.subarray(ro, ro + 32), 64 * pairs + 32);
-          table[slot] = ++pairs;
-          waits[i] = pairs - 1;
+          for (let b = 0; b < 32; b++) {
+            pairs[64 * distinct + b] = l[lo + b];
+            pairs[64 * distinct + 32 + b] = r[ro + b];
+          }
+          table[slot] = ++distinct;
+          waits[i] = distinct - 1;
           break;
         }
-        if (sameBytes(input, 64 * k, l, lo, 32) && sameBytes(input, 64 * k + 32, r, ro, 32)) {
+        if (sameBytes(pairs, 64 * k, l, lo, 32) && sameBytes(pairs, 64 * k + 32, r, ro, 32)) {
           waits[i] = k;
           break;
         }
         slot = (slot + 1) & (tableSize - 1);
       }
     }
-    if (!pairs) continue;
-    const parents = poseidonBatch(2, input.subarray(0, 64 * pairs), pairs);
-    for (let k = 0; k < pairs; k++) rememberPairAt(input, 64 * k, input, 64 * k + 32, parents, 32 * k);
-    for (let i = 0; i < n; i++) if (waits[i] >= 0) current.set(parents.subarray(32 * waits[i], 32 * waits[i] + 32), 32 * i);
+    if (!distinct) continue;
+    let misses = 0;
+    for (let k = 0; k < distinct; k++) {
+      if (!rememberedPairInto(pairs, 64 * k, pairs, 64 * k + 32, parents, 32 * k)) missed[misses++] = k;
+    }
+    if (misses) {
+      const input = new Uint8Array(misses * 64);
+      for (let m = 0; m < misses; m++) input.set(pairs.subarray(64 * missed[m], 64 * missed[m] + 64), 64 * m);
+      const hashed = poseidonBatch(2, input, misses);
+      for (let m = 0; m < misses; m++) {
+        parents.set(hashed.subarray(32 * m, 32 * m + 32), 32 * missed[m]);
+        rememberPairAt(input, 64 * m, input, 64 * m + 32, hashed, 32 * m);
+      }
+    }
+    for (let i = 0; i < n; i++) {
+      const k = waits[i];
+      if (k >= 0) for (let b = 0; b < 32; b++) current[32 * i + b] = parents[32 * k + b];
+    }
   }
   return proofs.map((p, i) => ok[i] && sameBytes(current, 32 * i, p.root, 0, 32));
 }

@@ -195,13 +195,14 @@ export function poseidonBatch(arity: number, input: Uint8Array, count: number): 
 }
 
 /**
- * Most (left, right) → parent results the pair memo holds by default: 96 bytes each, 96 MiB when full. Sized for the
- * working set of the proof methods on a mainnet-sized index (the benchmark's 6 state trees with 20,000 provable
- * accounts and 2 address trees of 100,000 elements need ≈ 0.7M pairs for every upper path to be remembered; 2^20 keeps
- * the state proofs' upper levels while address proofs pass through). The table starts at 4,096 entries and doubles
- * only when half full, so a process that answers few proofs stays small. {@link setPairMemoLimit} changes it.
+ * Most (left, right) → parent results the pair memo holds by default: 96 bytes each, 48 MiB when full. Sized for the
+ * working set of the proof methods in the ZK benchmark (6 state trees, 20,000 provable accounts, 2 address trees of
+ * 100,000 elements): after its load phases of both proof methods the memo holds ≈ 250,000 pairs, which fit beside
+ * each other here, where 2^18 made the two methods evict each other's upper levels. The table starts at 4,096
+ * entries and doubles only when half full (or a set of 4 is full), so a process that answers few proofs stays small.
+ * {@link setPairMemoLimit} changes the limit.
  */
-export const PAIR_MEMO_SIZE = 1 << 20;
+export const PAIR_MEMO_SIZE = 1 << 19;
 
 /**
  * The pair memo: a 4-way set-associative table of (left, right, parent) entries in one byte array, the set chosen
