@@ -12,6 +12,7 @@ import { errorText } from '../core/errors.js';
 import { createWorkLoop } from '../core/work-loop.js';
 import type { Db } from '../store/db.js';
 import { getIndexOrigin } from '../store/coverage.js';
+import { getCheckpoint } from '../store/chain.js';
 import { advanceBackfill, claimBackfill, enqueueBackfill, finishBackfill, getBackfills, indexedSignatures, ownedTokenAccounts, releaseRunningBackfills, type BackfillRow } from '../store/backfill.js';
 import { fetchSignaturePage, fetchTransactions, MAX_SIGNATURES_PER_PAGE, placeInBlocks } from '../sources/address-history.js';
 import type { RpcClient } from '../sources/rpc-client.js';
@@ -60,7 +61,7 @@ export function createBackfiller(o: BackfillerOptions): Backfiller {
   /** Backfills one claimed address to its first signature (or as far as the cluster serves). */
   async function backfill(row: BackfillRow): Promise<void> {
     const origin = await getIndexOrigin(o.db);
-    if (origin === null) return finishBackfill(o.db, row.address, 'failed', 'the index has not started live ingestion, so it has no origin slot to backfill to');
+    if (origin === null) return finishBackfill(o.db, row.address, 'failed', { error: 'the index has not started live ingestion, so it has no origin slot to backfill to' });
     let cursor = row.cursor;
     /**
      * The end of the signatures reached: the history is complete only if the cluster keeps its ledger from the
@@ -68,16 +69,19 @@ export function createBackfiller(o: BackfillerOptions): Backfiller {
      */
     const end = async (): Promise<void> => {
       const first = Number(await o.client.call<unknown>('getFirstAvailableBlock', [], ctl.signal));
-      if (!Number.isSafeInteger(first) || first <= 0) return finishBackfill(o.db, row.address, 'done');
-      return finishBackfill(o.db, row.address, 'truncated', `the cluster serves its ledger only from slot ${first} on: older history is not available`, first);
+      if (!Number.isSafeInteger(first) || first <= 0) return finishBackfill(o.db, row.address, 'done', { ranAsRepair: row.repair });
+      return finishBackfill(o.db, row.address, 'truncated', { error: `the cluster serves its ledger only from slot ${first} on: older history is not available`, oldestSlot: first, ranAsRepair: row.repair });
     };
     for (;;) {
       const page = await fetchSignaturePage(o.client, row.address, cursor, { commitment: o.commitment, limit: pageSize, signal: ctl.signal });
       if (!page.length) return end();
       // Transactions at or after the origin are ingested live (with their true position in the block); those already
-      // indexed (e.g. by the backfill of the wallet that owns this token account) are written whole already.
+      // indexed (e.g. by the backfill of the wallet that owns this token account) are written whole already. A repair
+      // run (the drift detector found this address behind the cluster) also writes those from the origin up to the
+      // checkpoint that live ingestion missed; later ones are live ingestion's still.
       const known = await indexedSignatures(o.db, page.map((s) => s.signature));
-      const older = page.filter((s) => s.slot < origin && !known.has(s.signature));
+      const upTo = row.repair ? ((await getCheckpoint(o.db)) ?? -1) : -1;
+      const older = page.filter((s) => (s.slot < origin || s.slot <= upTo) && !known.has(s.signature));
       const txs = await fetchTransactions(o.client, older.map((s) => s.signature), { commitment: o.commitment, concurrency: o.concurrency, signal: ctl.signal });
       const missing = txs.findIndex((t) => t === null);
       const got = await placeInBlocks(o.client, (missing < 0 ? txs : txs.slice(0, missing)) as NormalizedTx[], { commitment: o.commitment, signal: ctl.signal, concurrency: o.concurrency });
@@ -86,7 +90,7 @@ export function createBackfiller(o: BackfillerOptions): Backfiller {
       if (last) await advanceBackfill(o.db, row.address, { cursor: last.signature, oldestSlot: last.slot, transactions: got.length, leaseMs });
       if (missing >= 0) {
         const gone = older[missing];
-        return finishBackfill(o.db, row.address, 'truncated', `the cluster does not serve transaction ${gone.signature} (slot ${gone.slot}): history before it is not available`, last?.slot ?? gone.slot + 1);
+        return finishBackfill(o.db, row.address, 'truncated', { error: `the cluster does not serve transaction ${gone.signature} (slot ${gone.slot}): history before it is not available`, oldestSlot: last?.slot ?? gone.slot + 1, ranAsRepair: row.repair });
       }
       cursor = page[page.length - 1].signature;
       if (page.length < pageSize) return end();
@@ -106,7 +110,7 @@ export function createBackfiller(o: BackfillerOptions): Backfiller {
     } catch (e) {
       if (ctl.signal.aborted) return false;
       o.logger?.warn({ err: e, address: row?.address }, 'backfill: failed');
-      if (row) await finishBackfill(o.db, row.address, 'failed', errorText(e)).catch(() => {});
+      if (row) await finishBackfill(o.db, row.address, 'failed', { error: errorText(e) }).catch(() => {});
     }
     for (const f of finished) f();
     return row !== null;

@@ -26,7 +26,7 @@ import { SYSTEM_PROGRAM } from '../core/programs.js';
 import { createWorkLoop } from '../core/work-loop.js';
 import { fetchAccountsAtSlot } from '../sources/account-fetch.js';
 import type { PollerCommitment, RpcClient } from '../sources/rpc-client.js';
-import { enqueueBackfill } from '../store/backfill.js';
+import { enqueueRepair } from '../store/backfill.js';
 import { getCheckpoint } from '../store/chain.js';
 import type { Db } from '../store/db.js';
 import { assetOwnerProbe } from './drift/assets.js';
@@ -148,7 +148,7 @@ export function createDriftDetector(o: DriftOptions): DriftDetector {
       await o.ingester.ingestAccounts([...rewrites.values()]);
       await o.ingester.settle?.();
     }
-    if (backfill.size) await enqueueBackfill(o.db, [...backfill]);
+    if (backfill.size) await enqueueRepair(o.db, [...backfill]);
     report.repaired = report.mismatches.filter((m) => m.action === 'rewritten').length;
     report.queued = backfill.size;
     return report;

@@ -18,9 +18,11 @@ export interface BackfillRow {
   pages: number;
   attempts: number;
   lastError: string | null;
+  /** A repair run (migration 042): also writes unindexed transactions from the origin up to the checkpoint. */
+  repair: boolean;
 }
 
-const COLS = 'address, parent, status, cursor, oldest_slot, transactions, pages, attempts, last_error';
+const COLS = 'address, parent, status, cursor, oldest_slot, transactions, pages, attempts, last_error, repair';
 
 function row(r: Record<string, unknown>): BackfillRow {
   return {
@@ -33,6 +35,7 @@ function row(r: Record<string, unknown>): BackfillRow {
     pages: Number(r.pages),
     attempts: Number(r.attempts),
     lastError: (r.last_error as string | null) ?? null,
+    repair: r.repair === true,
   };
 }
 
@@ -112,13 +115,42 @@ export async function advanceBackfill(q: Queryable, address: string, p: { cursor
   );
 }
 
-/** Finishes a backfill as done / truncated / failed; `oldestSlot`: the slot its history is complete from (truncated). */
-export async function finishBackfill(q: Queryable, address: string, status: 'done' | 'truncated' | 'failed', error?: string, oldestSlot?: number): Promise<void> {
+/**
+ * Finishes a backfill as done / truncated / failed; `oldestSlot`: the slot its history is complete from (truncated).
+ * `ranAsRepair`: the finished run was a repair run (its row's `repair` when claimed). A finished repair clears the
+ * flag; a repair asked for while a plain run went on (enqueueRepair) is kept: the row goes back to `pending` from the
+ * newest signature. A failed run keeps the flag for its retry.
+ */
+export async function finishBackfill(
+  q: Queryable, address: string, status: 'done' | 'truncated' | 'failed', o: { error?: string; oldestSlot?: number; ranAsRepair?: boolean } = {},
+): Promise<void> {
   await q.query(
-    `UPDATE backfill_addresses SET status = $2, last_error = $3, lease_until = NULL, finished_at = CASE WHEN $2 = 'failed' THEN NULL ELSE now() END,
+    `UPDATE backfill_addresses SET
+       status = CASE WHEN $2 <> 'failed' AND repair AND NOT $5 THEN 'pending' ELSE $2 END,
+       cursor = CASE WHEN $2 <> 'failed' AND repair AND NOT $5 THEN NULL ELSE cursor END,
+       repair = CASE WHEN $2 <> 'failed' AND $5 THEN false ELSE repair END,
+       last_error = $3, lease_until = NULL, finished_at = CASE WHEN $2 = 'failed' THEN NULL ELSE now() END,
        oldest_slot = COALESCE($4, oldest_slot)
       WHERE address = $1`,
-    [address, status, error?.slice(0, 500) ?? null, oldestSlot ?? null],
+    [address, status, o.error?.slice(0, 500) ?? null, o.oldestSlot ?? null, o.ranAsRepair ?? false],
+  );
+}
+
+/**
+ * Queues `addresses` for a repair run (the drift detector found their indexed state behind the cluster's): a new
+ * address, or one finished in any way, starts again from the newest signature with `repair` set; one queued or
+ * running is marked `repair` and left where it is (a running one without it re-runs from the newest once it ends
+ * — see finishBackfill).
+ */
+export async function enqueueRepair(q: Queryable, addresses: string[]): Promise<void> {
+  if (!addresses.length) return;
+  await q.query(
+    `INSERT INTO backfill_addresses AS t (address, repair) SELECT unnest($1::text[]), true
+     ON CONFLICT (address) DO UPDATE SET repair = true,
+       status = CASE WHEN t.status IN ('pending', 'running') THEN t.status ELSE 'pending' END,
+       cursor = CASE WHEN t.status IN ('pending', 'running') THEN t.cursor ELSE NULL END,
+       requested_at = CASE WHEN t.status IN ('pending', 'running') THEN t.requested_at ELSE now() END`,
+    [addresses],
   );
 }
 

@@ -7,8 +7,8 @@
  *
  * An uncorrupted index agrees with the cluster on every kind; then each kind's corruption is found and counted in
  * /metrics: an NFT's served owner, a Core asset's owner (account row and served row) and an open token account the
- * cluster does not have are repaired from the cluster; a wrong Bubblegum root queues the tree for the history
- * backfill; a wrong ZK Compression root, and a compressed account whose leaf node was corrupted, are reported and left
+ * cluster does not have are repaired from the cluster; a wrong Bubblegum root queues the tree (already backfilled)
+ * for a repair run of the history backfill; a wrong ZK Compression root, and a compressed account whose leaf node was corrupted, are reported and left
  * as they are.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -185,6 +185,8 @@ describe('drift detector: asset owners, tree roots, closed token accounts', () =
     );
     await t.db.query('UPDATE cnft_nodes SET hash = $2 WHERE tree = $1 AND node_index = 1', [TREE, ROOTS[2]]);
     await t.db.query('UPDATE zk_state_nodes SET hash = $2 WHERE tree = $1 AND node_idx = 1', [zk.tree, Buffer.alloc(32, 7)]);
+    // The tree's history backfill finished earlier: a repair queues it again all the same.
+    await t.db.query(`INSERT INTO backfill_addresses (address, status, cursor, finished_at) VALUES ($1, 'done', 'oldest', now())`, [TREE]);
     const before = await counts('solgate_drift_mismatches_total');
 
     const r = await detector.runOnce();
@@ -215,7 +217,9 @@ describe('drift detector: asset owners, tree roots, closed token accounts', () =
     expect((await one('SELECT owner FROM das_assets WHERE id = $1', [CORE])).owner).toBe(CORE_OWNER);
     expect(await one('SELECT closed, amount::text AS amount FROM token_accounts WHERE address = $1', [ghost])).toEqual({ closed: true, amount: '0' });
     // Queued, not rewritten; reported, left as it is.
-    expect(await one('SELECT status FROM backfill_addresses WHERE address = $1', [TREE])).toEqual({ status: 'pending' });
+    // Queued again as a repair run (test/coverage/backfill-repair.test.ts): from the newest signature, and writing
+    // what the index lacks after its origin too.
+    expect(await one('SELECT status, repair, cursor FROM backfill_addresses WHERE address = $1', [TREE])).toEqual({ status: 'pending', repair: true, cursor: null });
     expect((await one('SELECT hash FROM cnft_nodes WHERE tree = $1 AND node_index = 1', [TREE])).hash).toBe(ROOTS[2]);
     expect(Buffer.from((await one('SELECT hash FROM zk_state_nodes WHERE tree = $1 AND node_idx = 1', [zk.tree])).hash as Buffer)).toEqual(Buffer.alloc(32, 7));
 

@@ -6,10 +6,10 @@
  * - The cluster's tree has applied changes up to its sequence number N. An indexed root of a later seq comes from a
  *   change after the cluster's state: skipped. Of seq N, it must be the tree's root; of an earlier seq, the index has
  *   missed changes the cluster had made by then (a mismatch, with the cluster's root at that seq when it still holds it).
- * - Bubblegum trees (spl/mpl-account-compression accounts): a mismatch queues the tree for the history backfill
- *   (src/ingest/backfill.ts), which writes the tree's transactions from before the index's origin that the index lacks
- *   (a tree never backfilled, or whose backfill failed; a done one is left as it is). Changes missed after the origin
- *   and damaged node rows are not rewritten: later rounds report them again.
+ * - Bubblegum trees (spl/mpl-account-compression accounts): a mismatch queues the tree for a repair run of the
+ *   history backfill (src/ingest/backfill.ts; also a tree whose backfill finished), which writes every transaction of
+ *   the tree the index lacks, before the origin and from it up to the checkpoint. A damaged node row whose
+ *   transactions are all indexed is not rewritten: later rounds report it again.
  * - ZK Compression V1 state trees (Light's StateMerkleTreeAccount, root history): reported only. Re-reading a tree's
  *   history (src/ingest/zk-history.ts) is only safe before live ingestion writes its first block; V2 batched trees are
  *   not compared. In a tree whose root agrees, sampled unspent compressed accounts must be in it: the account's hash
