@@ -251,3 +251,46 @@ describe('minContextSlot on the Wallet REST routes (?minContextSlot=)', () => {
     expect(twice.body.error).toContain('minContextSlot');
   });
 });
+
+describe('minContextSlot on the /v0 REST routes that read the index', () => {
+  const MINT = OWNER;
+  const call = async (path: string, min?: string) => {
+    const q = min === undefined ? '' : `?minContextSlot=${encodeURIComponent(min)}`;
+    const r = path === 'token-metadata'
+      ? await ta.app.inject({ method: 'POST', url: `/v0/token-metadata${q}`, headers: { 'x-api-key': ta.key }, payload: { mintAccounts: [MINT] } })
+      : await ta.app.inject({ method: 'GET', url: `/v0/addresses/${OWNER}/transactions${q}`, headers: { 'x-api-key': ta.key } });
+    return { status: r.statusCode, body: r.json(), headers: r.headers };
+  };
+
+  beforeAll(async () => {
+    await setCheckpoint(replica.db, 500);
+  });
+
+  it('at or below the checkpoint: as without it; ahead: 503 with the index\'s slot after the bound; not a slot: 400', async () => {
+    for (const path of ['token-metadata', 'addresses']) {
+      const plain = await call(path);
+      const [at, atMs] = await timed(() => call(path, '500'));
+      expect(at.status, path).toBe(plain.status);
+      expect(at.body).toEqual(plain.body);
+      expect(atMs).toBeLessThan(WAIT_MS);
+
+      const [ahead, ms] = await timed(() => call(path, '501'));
+      expect(ahead.status, path).toBe(503);
+      expect(ahead.body).toEqual({
+        error: 'Minimum context slot has not been reached',
+        code: 503,
+        details: `the index this process reads is at slot 500, behind minContextSlot 501, after waiting ${WAIT_MS} ms; try again`,
+      });
+      expect(ahead.headers['retry-after']).toBe('1');
+      expect(ahead.headers['x-solgate-context-slot']).toBe('500');
+      expect(ms).toBeGreaterThanOrEqual(WAIT_MS - 20);
+
+      for (const v of ['-1', 'abc', '1.5']) {
+        const [bad, badMs] = await timed(() => call(path, v));
+        expect(bad.status, `${path} ${v}: ${JSON.stringify(bad.body)}`).toBe(400);
+        expect(JSON.stringify(bad.body)).toContain('minContextSlot');
+        expect(badMs).toBeLessThan(WAIT_MS);
+      }
+    }
+  });
+});

@@ -23,6 +23,7 @@ import type { FastifyInstance } from 'fastify';
 import { SolgateError } from '../../core/errors.js';
 import { isAddress } from '../../core/encoding.js';
 import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from '../../core/programs.js';
+import { contextSlotHeader, minContextHook, minContextSlotSchema } from './min-context.js';
 import { getMetadataByMint, type StoredAssetAccount, type StoredTmMetadata } from '../../store/asset-accounts.js';
 import { enqueueUris, getOffchainEntries, type OffchainEntry } from '../../store/offchain.js';
 import { queryExtensions, queryMints, type ExtensionRow, type MintInfo } from '../../store/token-reads.js';
@@ -73,9 +74,12 @@ export async function tokenMetadataApi(app: FastifyInstance, deps: ApiDeps): Pro
     if (e.code === 'INTERNAL') req.log.error({ err }, 'token-metadata: internal error');
     const { status, body } = restErrorBody(e);
     if (e.retryAfter !== undefined) reply.header('retry-after', String(e.retryAfter));
+    contextSlotHeader(e, reply);
     reply.status(status).send(body);
   });
-  app.post('/v0/token-metadata', { schema: { body: bodySchema } }, async (req, reply) => {
+  // ?minContextSlot: the metadata is read from the index (./min-context.ts).
+  app.addHook('preHandler', minContextHook(deps));
+  app.post('/v0/token-metadata', { schema: { body: bodySchema, querystring: { type: 'object', properties: { minContextSlot: minContextSlotSchema } } } }, async (req, reply) => {
     const body = req.body as Body;
     const mints = body.mintAccounts;
     if (mints.length === 0) throw new SolgateError('INVALID_PARAMS', 'mintAccounts must not be empty');

@@ -28,6 +28,7 @@ import type { EnhancedTransaction } from '../../enhanced/types.js';
 import { parseTransaction } from '../../parsers/registry.js';
 import { normalizeRpcTransaction } from '../../sources/normalize-rpc.js';
 import type { ApiDeps } from '../deps.js';
+import { contextSlotHeader, minContextHook, minContextSlotSchema } from './min-context.js';
 import { createAuthenticator } from '../plugins/auth.js';
 import { meterHook } from '../plugins/metering.js';
 import { normalizeError } from '../plugins/errors.js';
@@ -74,8 +75,11 @@ export async function transactionsApi(app: FastifyInstance, deps: ApiDeps): Prom
     else if (e.code === 'UNAVAILABLE') req.log.warn({ err: e.cause ?? err }, 'transactions: cluster RPC unavailable');
     const { status, body } = restErrorBody(e);
     if (e.retryAfter !== undefined) reply.header('retry-after', String(e.retryAfter));
+    contextSlotHeader(e, reply);
     reply.status(status).send(body);
   });
+  // ?minContextSlot on the address history, which reads the index (./min-context.ts).
+  app.addHook('preHandler', minContextHook(deps));
   app.post('/v0/transactions', { schema: { body: bodySchema } }, async (req) => {
     const signatures = validateSignatures((req.body as Body).transactions);
     const fetcher = deps.enhanced?.getTransaction ?? deps.zk?.getTransaction;
@@ -164,6 +168,7 @@ const HISTORY_QUERY = {
     type: { type: 'string', maxLength: 64 },
     'token-accounts': { type: 'string', enum: ['none', 'balanceChanged', 'all'] },
     limit: { type: 'integer', minimum: 1, maximum: 100 },
+    minContextSlot: minContextSlotSchema,
     'api-key': { type: 'string' },
   },
   additionalProperties: false,

@@ -31,16 +31,9 @@ export const errorSchema = {
   required: ['error', 'code'],
 } as const;
 
-/**
- * The `minContextSlot` query parameter every Wallet REST route takes: the answer is read from an index at that slot
- * or later, waiting for it at most SOLGATE_MIN_CONTEXT_WAIT_MS (./index.ts).
- */
-export const minContextSlotSchema = {
-  type: 'integer',
-  minimum: 0,
-  maximum: Number.MAX_SAFE_INTEGER,
-  description: 'answer from an index at this slot or later: waits for it up to SOLGATE_MIN_CONTEXT_WAIT_MS (2 s), else 503 with the slot the index is at (`details`, header `x-solgate-context-slot`) and Retry-After',
-} as const;
+/** The `minContextSlot` query parameter every Wallet REST route takes (../min-context.ts). */
+export { minContextSlotSchema } from '../min-context.js';
+import { minContextSlotSchema } from '../min-context.js';
 
 /** The query schema of a route whose only query parameter is `minContextSlot`. */
 export const minContextOnlyQuery = { type: 'object', properties: { minContextSlot: minContextSlotSchema } } as const;
