@@ -181,20 +181,37 @@ export function optimizedPoseidonParams(t: number): OptimizedPoseidonParams {
   }
   const fullConstants = Array.from({ length: FULL_ROUNDS }, (_, r) => (r < half ? round(r) : round(half + rp + r - half)));
   fullConstants[half] = fullConstants[half].map((x, i) => mod(x + carried[i]));
-  // matrices: from the last partial round back, A = S·P, P moving into the round before
+  // matrices: from the last partial round back, A = S·P, P moving into the round before. With M = [[m00, m0],
+  // [m1, M̂]], round j's matrix is A_j = diag(1, H_{j+1})·M (A = M for the last one), whose first row is M's, whose
+  // first column below the diagonal is H_{j+1}·m1 and whose lower-right block is H_j = M̂^(rp−j). So S_j's first
+  // row is (m00, m0·M̂^−(rp−j)) and its first column H_{j+1}·m1: two vectors carried through M̂⁻¹ and M̂ (one
+  // inversion in all), and the last full round's matrix is diag(1, M̂^rp)·M.
+  const hat = mds.slice(1).map((row) => row.slice(1));
+  const hatInv = matInv(hat);
+  const m0 = mds[0].slice(1);
+  const m1 = mds.slice(1).map((row) => row[0]);
+  const vecMat = (v: readonly bigint[], m: readonly (readonly bigint[])[]) => m[0].map((_, k) => mod(v.reduce((acc, x, i) => acc + x * m[i][k], 0n)));
   const sparseRows: bigint[][] = Array.from({ length: rp }, () => []);
   const sparseColumns: bigint[][] = Array.from({ length: rp }, () => []);
-  let a = mds.map((row) => [...row]);
+  let row = m0;
+  let column = m1;
   for (let j = rp - 1; j >= 0; j--) {
-    const hat = a.slice(1).map((row) => row.slice(1));
-    const hatInv = matInv(hat);
-    // S's first row: (a00, a0·Â⁻¹); first column below the diagonal: a1
-    const a0 = a[0].slice(1);
-    sparseRows[j] = [a[0][0], ...hatInv[0].map((_, k) => mod(a0.reduce((acc, x, i) => acc + x * hatInv[i][k], 0n)))];
-    sparseColumns[j] = a.slice(1).map((row) => row[0]);
-    const p = Array.from({ length: t }, (_, i) => Array.from({ length: t }, (_, k) => (i === 0 || k === 0 ? (i === k ? 1n : 0n) : hat[i - 1][k - 1])));
-    a = matMul(p, mds);
+    row = vecMat(row, hatInv); // m0·M̂^−(rp−j)
+    sparseRows[j] = [mds[0][0], ...row];
+    sparseColumns[j] = column; // M̂^(rp−1−j)·m1
+    column = matVec(hat, column);
   }
+  // M̂^rp by squaring
+  let power: bigint[][] = hat.map((r, i) => r.map((_, k) => (i === k ? 1n : 0n)));
+  let base = hat;
+  for (let e = rp; e > 0; e >>= 1) {
+    if (e & 1) power = matMul(power, base);
+    if (e > 1) base = matMul(base, base);
+  }
+  const a = matMul(
+    Array.from({ length: t }, (_, i) => Array.from({ length: t }, (_, k) => (i === 0 || k === 0 ? (i === k ? 1n : 0n) : power[i - 1][k - 1]))),
+    mds,
+  );
   const params = { t, partialRounds: rp, fullConstants, partialConstants, mds, preSparse: a, sparseRows, sparseColumns };
   optimizedCache.set(t, params);
   return params;
