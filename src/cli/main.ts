@@ -1,5 +1,5 @@
 /**
- * The `solgate` command. Subcommands: serve, ingest, backfill, replay, worker, sender, migrate, keys, identities, track, localnet, config.
+ * The `solgate` command. Subcommands: serve, ingest, backfill, replay, worker, sender, migrate, keys, identities, track, zk-rebuild, localnet, config.
  * Run `solgate help` for usage.
  *
  * Each subcommand's module is imported when it runs, so `solgate --help` or `solgate config` loads none of the heavy
@@ -17,6 +17,7 @@ const COMMANDS: [cmd: string, line: string, description: string][] = [
   ['ingest', 'solgate ingest [--rpc URL] [--from-slot N]', 'Index a cluster (--rpc or SOLANA_RPC_URL) into the database (no HTTP server)'],
   ['backfill', 'solgate backfill --from-slot A --to-slot B [--rpc URL] [--concurrency N]', 'Write every block of a slot range of the past (e.g. from an archival RPC) beside live ingestion; resumable'],
   ['replay', 'solgate replay [--light-trees FILE] [--slot N] PATH...', 'Ingest recorded files (getTransaction/getBlock JSON, Geyser-style records, account snapshots) in the given order, then exit; --light-trees pre-loads Light tree metadata (Photon fixture format), --slot indexes every recorded transaction at slot N'],
+  ['zk-rebuild', 'solgate zk-rebuild [--rpc URL]', 'Rebuild the ZK Compression trees\' state from the cluster (the repair for a tree the drift detector reports); stop ingestion first'],
   ['worker', 'solgate worker', 'Deliver webhook events only (no HTTP server, no ingestion); run as many as needed beside serve/ingest'],
   ['sender', 'solgate sender', 'Run only the Sender interface (POST /fast, GET /ping) on SOLGATE_SENDER_PORT'],
   ['migrate', 'solgate migrate', 'Apply database migrations'],
@@ -90,6 +91,10 @@ async function main(argv: string[]): Promise<number> {
       if (!positionals.length) throw new UsageError('replay needs at least one file or directory');
       const slot = slotArg('--slot', values.slot);
       return (await import('./ingest.js')).runReplay(positionals, { lightTrees: values['light-trees'], slot });
+    }
+    case 'zk-rebuild': {
+      const { values } = parseArgsOf({ args: rest, options: { rpc: { type: 'string' } } });
+      return (await import('./zk-rebuild.js')).runZkRebuild({ rpc: values.rpc });
     }
     case 'worker':
       parseArgsOf({ args: rest, options: {} });

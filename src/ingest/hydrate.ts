@@ -187,12 +187,14 @@ export function createCoverageService(o: CoverageServiceOptions): CoverageServic
     ensureCovered,
     async indexCoverage(family) {
       const origin = await indexOrigin();
-      if (origin === 0) return { complete: true, basis: 'genesis' };
+      // The trees' history being read again (a rebuild, src/ingest/zk-rebuild.ts) makes the ZK index partial even on
+      // an index that began at the first slot.
+      const zk = family === 'zk' ? await getZkHistory(o.db) : null;
+      if (origin === 0 && zk?.status !== 'running') return { complete: true, basis: 'genesis' };
       if (origin === null) return { complete: false, basis: 'no-cluster' };
       if (family === 'zk') {
-        const zk = await getZkHistory(o.db);
         if (zk?.status === 'done') return { complete: true, basis: 'backfilled' };
-        if (zk?.status === 'running') return { complete: false, basis: 'backfilling', slot: origin };
+        if (zk?.status === 'running') return { complete: false, basis: 'backfilling', slot: Math.max(origin, zk.origin) };
         if (zk?.status === 'truncated') return { complete: false, basis: 'truncated', slot: zk.oldestSlot ?? origin, error: zk.lastError ?? undefined };
         if (zk?.status === 'failed') return { complete: false, basis: 'failed', error: zk.lastError ?? 'reading the trees\' history failed' };
       }

@@ -5,7 +5,8 @@
  * block (src/ingest/zk-history.ts), and follows the chain while the workload goes on. For every demo wallet the late
  * index answers the ZK Compression methods — accounts, balances, token accounts, signatures, Merkle proofs — exactly
  * as the full one, its tree nodes are the same rows, and the answers say they are complete. A read stopped half-way
- * runs again without writing anything twice; a cluster that pruned its ledger gives answers that say so.
+ * runs again without writing anything twice; a damaged tree state is rebuilt from the cluster (solgate zk-rebuild) as it
+ * was; a cluster that pruned its ledger gives answers that say so.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pino from 'pino';
@@ -14,6 +15,7 @@ import { createRpcPoller, fetchAccounts } from '../../src/sources/rpc-poller.js'
 import { createIngester, type Ingester } from '../../src/ingest/pipeline.js';
 import { createCoverageService } from '../../src/ingest/hydrate.js';
 import { readZkHistory, readZkHistoryBeforeLive } from '../../src/ingest/zk-history.js';
+import { rebuildZkState } from '../../src/ingest/zk-rebuild.js';
 import { createRpcClient, type RpcClient } from '../../src/sources/rpc-client.js';
 import { getZkHistory } from '../../src/store/zk/history.js';
 import { getCheckpoint } from '../../src/store/chain.js';
@@ -200,6 +202,35 @@ describe('ZK Compression trees read back to their creation', () => {
     } finally {
       await l.close();
     }
+  });
+
+  it('a damaged tree state is rebuilt from the cluster (solgate zk-rebuild): every row as before', async () => {
+    const before = await tableDigests(full.t.db, ZK_TABLES);
+    // A node of a tree overwritten, an account lost: later roots and proofs depend on both.
+    await full.t.db.query(`UPDATE zk_state_nodes SET hash = $1 WHERE ctid = (SELECT ctid FROM zk_state_nodes ORDER BY tree, node_idx LIMIT 1)`, [Buffer.alloc(32, 7)]);
+    await full.t.db.query('DELETE FROM zk_accounts WHERE ctid = (SELECT ctid FROM zk_accounts ORDER BY hash LIMIT 1)');
+    expect(await tableDigests(full.t.db, ZK_TABLES)).not.toEqual(before);
+    // Stopped half-way (Ctrl-C): this index began at slot 0, and its ZK Compression answers say they are partial.
+    const coverage = createCoverageService({ db: full.t.db, client: null, commitment: 'confirmed', logger });
+    expect(await getIndexOrigin(full.t.db)).toBe(0);
+    expect(await coverage.indexCoverage!('zk')).toMatchObject({ complete: true, basis: 'genesis' });
+    const ctl = new AbortController();
+    const halting = { ...full.ingester, zk: full.ingester.zk, ingestZkHistory: async (txs: Parameters<Ingester['ingestZkHistory']>[0]) => {
+      await full.ingester.ingestZkHistory(txs);
+      ctl.abort();
+      throw new Error('stopped');
+    } };
+    await expect(rebuildZkState({ db: full.t.db, ingester: halting, client: client(), commitment: 'confirmed', logger, chunk: 5 }, ctl.signal)).rejects.toThrow();
+    const checkpoint = (await getCheckpoint(full.t.db))!;
+    expect(await coverage.indexCoverage!('zk')).toEqual({ complete: false, basis: 'backfilling', slot: checkpoint + 1 });
+    // Run again: finished.
+    const r = await rebuildZkState({ db: full.t.db, ingester: full.ingester, client: client(), commitment: 'confirmed', logger, chunk: 5 });
+    await full.ingester.settle();
+    expect(r).toMatchObject({ status: 'done', through: await getCheckpoint(full.t.db) });
+    expect(r.transactions).toBeGreaterThanOrEqual(6);
+    expect(await tableDigests(full.t.db, ZK_TABLES)).toEqual(before);
+    expect(await getZkHistory(full.t.db)).toMatchObject({ status: 'done', origin: r.through + 1 });
+    expect(await coverage.indexCoverage!('zk')).toMatchObject({ complete: true, basis: 'genesis' });
   });
 });
 
