@@ -9,7 +9,7 @@
  * heap index and a node never written is the zero hash of its level.
  */
 import { nodeToBase58 } from '../hash.js';
-import { isFieldElement, isFieldNode, poseidonBatch, poseidonPair, rememberedPairInto, rememberPairAt } from './poseidon.js';
+import { isFieldElement, isFieldNode, poseidonBatch, poseidonPair, rememberedPair, rememberPairAt } from './poseidon.js';
 import { foldToRoot, storedOrEmpty, verifyMerkleProof, type MerkleScheme } from '../merkle.js';
 import { assertLeafIndex, leafNodeIndex, MAX_LIGHT_TREE_HEIGHT, proofNodeIndexes, zeroHash } from './trees.js';
 
@@ -129,9 +129,9 @@ function sameBytes(a: Uint8Array, ao: number, b: Uint8Array, bo: number, n: numb
  * Verifies many proofs at once, each exactly as `verifyLightProof` would (true when its leaf folds up through its
  * siblings to its root; false on malformed input: a node that is not a 32-byte field element, a proof longer
  * than 40, a leaf index outside the tree). The folding runs level by level over all proofs: the (left, right)
- * pairs of a level are deduplicated first (proofs of one tree share every level above its occupied depth), the
- * distinct ones looked up in the pair memo, those not there hashed in one Poseidon batch and remembered. Never
- * throws.
+ * pairs of a level are looked up in the pair memo, those not there are deduplicated (proofs that share a subtree
+ * share its nodes: a small table keyed by the pairs' low bytes, compared on all 64) and hashed in one Poseidon
+ * batch, and the results are remembered. Never throws.
  */
 export function verifyLightProofsBatch(proofs: readonly LightProofBytes[]): boolean[] {
   const n = proofs.length;
@@ -146,70 +146,59 @@ export function verifyLightProofsBatch(proofs: readonly LightProofBytes[]): bool
       isFieldNode(p.root) &&
       p.siblings.every(isFieldNode),
   );
-  // the current node of every proof, 32 bytes each, in one array
-  const current = new Uint8Array(n * 32);
-  proofs.forEach((p, i) => ok[i] && current.set(p.leaf, 32 * i));
+  const current = proofs.map((p) => p.leaf);
   const rest = proofs.map((p) => p.leafIndex);
   const height = Math.max(0, ...proofs.map((p, i) => (ok[i] ? p.siblings.length : 0)));
-  // per level: the distinct pairs (64 bytes each) and their parents, an open-addressing table over the pairs, for
-  // each proof the pair it folds through (−1: none), and the pairs the memo did not have
-  const pairs = new Uint8Array(n * 64);
-  const parents = new Uint8Array(n * 32);
+  // per level, the pairs the memo lacks: their nodes, an open-addressing table over them (index + 1), and for each
+  // proof the pair it waits for (−1: none)
   let tableSize = 16;
   while (tableSize < 2 * n) tableSize *= 2;
   const table = new Int32Array(tableSize);
   const waits = new Int32Array(n);
-  const missed = new Int32Array(n);
+  const lefts: Uint8Array[] = [];
+  const rights: Uint8Array[] = [];
   for (let level = 0; level < height; level++) {
-    table.fill(0);
-    waits.fill(-1);
-    let distinct = 0;
+    let pending = 0;
     for (let i = 0; i < n; i++) {
+      waits[i] = -1;
       if (!ok[i] || level >= proofs[i].siblings.length) continue;
       const sibling = proofs[i].siblings[level];
       const nodeIsLeft = rest[i] % 2 === 0;
       rest[i] = Math.floor(rest[i] / 2);
-      const l = nodeIsLeft ? current : sibling;
-      const lo = nodeIsLeft ? 32 * i : 0;
-      const r = nodeIsLeft ? sibling : current;
-      const ro = nodeIsLeft ? 0 : 32 * i;
-      let slot = pairKey(l, lo, r, ro) & (tableSize - 1);
+      const left = nodeIsLeft ? current[i] : sibling;
+      const right = nodeIsLeft ? sibling : current[i];
+      const known = rememberedPair(left, right);
+      if (known !== undefined) {
+        current[i] = known;
+        continue;
+      }
+      if (pending === 0) table.fill(0);
+      let slot = pairKey(left, 0, right, 0) & (tableSize - 1);
       for (;;) {
         const k = table[slot] - 1;
         if (k < 0) {
-          for (let b = 0; b < 32; b++) {
-            pairs[64 * distinct + b] = l[lo + b];
-            pairs[64 * distinct + 32 + b] = r[ro + b];
-          }
-          table[slot] = ++distinct;
-          waits[i] = distinct - 1;
+          lefts[pending] = left;
+          rights[pending] = right;
+          table[slot] = ++pending;
+          waits[i] = pending - 1;
           break;
         }
-        if (sameBytes(pairs, 64 * k, l, lo, 32) && sameBytes(pairs, 64 * k + 32, r, ro, 32)) {
+        if (sameBytes(lefts[k], 0, left, 0, 32) && sameBytes(rights[k], 0, right, 0, 32)) {
           waits[i] = k;
           break;
         }
         slot = (slot + 1) & (tableSize - 1);
       }
     }
-    if (!distinct) continue;
-    let misses = 0;
-    for (let k = 0; k < distinct; k++) {
-      if (!rememberedPairInto(pairs, 64 * k, pairs, 64 * k + 32, parents, 32 * k)) missed[misses++] = k;
+    if (!pending) continue;
+    const input = new Uint8Array(pending * 64);
+    for (let k = 0; k < pending; k++) {
+      input.set(lefts[k], 64 * k);
+      input.set(rights[k], 64 * k + 32);
     }
-    if (misses) {
-      const input = new Uint8Array(misses * 64);
-      for (let m = 0; m < misses; m++) input.set(pairs.subarray(64 * missed[m], 64 * missed[m] + 64), 64 * m);
-      const hashed = poseidonBatch(2, input, misses);
-      for (let m = 0; m < misses; m++) {
-        parents.set(hashed.subarray(32 * m, 32 * m + 32), 32 * missed[m]);
-        rememberPairAt(input, 64 * m, input, 64 * m + 32, hashed, 32 * m);
-      }
-    }
-    for (let i = 0; i < n; i++) {
-      const k = waits[i];
-      if (k >= 0) for (let b = 0; b < 32; b++) current[32 * i + b] = parents[32 * k + b];
-    }
+    const parents = poseidonBatch(2, input, pending);
+    for (let k = 0; k < pending; k++) rememberPairAt(input, 64 * k, input, 64 * k + 32, parents, 32 * k);
+    for (let i = 0; i < n; i++) if (waits[i] >= 0) current[i] = parents.subarray(32 * waits[i], 32 * waits[i] + 32);
   }
-  return proofs.map((p, i) => ok[i] && sameBytes(current, 32 * i, p.root, 0, 32));
+  return proofs.map((p, i) => ok[i] && sameBytes(current[i], 0, p.root, 0, 32));
 }

@@ -265,6 +265,15 @@ class PairMemo {
     return true;
   }
 
+  /** The parent of the pair (a copy), or undefined when not remembered. */
+  get(l: Uint8Array, lo: number, r: Uint8Array, ro: number): Uint8Array | undefined {
+    counters.pairLookups++;
+    const s = this.find(this.set4(l, lo, r, ro), l, lo, r, ro);
+    if (s < 0) return undefined;
+    counters.pairHits++;
+    return this.data.slice(s * 96 + 64, s * 96 + 96);
+  }
+
   set(l: Uint8Array, lo: number, r: Uint8Array, ro: number, parent: Uint8Array, po: number): void {
     if (this.filled * 2 >= this.slots && this.slots < this.max) this.grow();
     let first = this.set4(l, lo, r, ro);
@@ -328,8 +337,7 @@ export function pairMemoSize(): { limit: number; slots: number; filled: number }
 
 /** The remembered parent of (left, right) — a copy — or undefined. Both must be 32-byte nodes. */
 export function rememberedPair(left: Uint8Array, right: Uint8Array): Uint8Array | undefined {
-  const out = new Uint8Array(32);
-  return pairMemo.getInto(left, 0, right, 0, out, 0) ? out : undefined;
+  return pairMemo.get(left, 0, right, 0);
 }
 
 /** Remembers Poseidon(left, right) = parent (32-byte nodes; the caller computed parent with the hash function). */
@@ -386,10 +394,8 @@ export function poseidonPairs(input: Uint8Array, count: number): Uint8Array {
  */
 export function poseidonPair(left: Uint8Array, right: Uint8Array): Uint8Array {
   const pair = left.length === 32 && right.length === 32;
-  if (pair) {
-    const hit = new Uint8Array(32);
-    if (pairMemo.getInto(left, 0, right, 0, hit, 0)) return hit;
-  }
+  const hit = pair ? pairMemo.get(left, 0, right, 0) : undefined;
+  if (hit !== undefined) return hit;
   const out = poseidon([left, right]);
   if (pair) pairMemo.set(left, 0, right, 0, out, 0);
   return out;
