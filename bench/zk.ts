@@ -18,11 +18,12 @@
  *
  *   npm run bench -- zk [--accounts 1000000] [--seed 7] [--keep] [--fresh] [--duration 10] [--warmup 2]
  *                       [--connections 10] [--pool 10] [--min-requests 50] [--max-duration 60] [--workers 2]
- *                       [--explain] [--cases a,b] [--no-load]
+ *                       [--explain] [--cases a,b] [--no-load] [--cpu-prof DIR]
  *
  * --keep keeps the database (solgate_bench_zk_<accounts>_s<seed>) and reuses it on the next run when it holds the
  * same complete dataset (no regeneration); --fresh forces regeneration. --cases runs only the cases whose names
- * contain one of the given words (the ceiling always runs). DATABASE_URL names the server (default
+ * contain one of the given words (the ceiling always runs). --cpu-prof writes a CPU profile of the gateway's process
+ * (all its cases, warm-up included) into DIR. DATABASE_URL names the server (default
  * postgres://postgres@127.0.0.1:5432/postgres); the benchmark's database is created next to it and dropped at the
  * end unless kept.
  */
@@ -167,6 +168,7 @@ export async function run(argv: string[] = []): Promise<ZkResult> {
         label: 'zk', db, serverScript: join(here, 'gen', 'zk-server.ts'), databaseUrl: bench.url, children, cases, settings: opts,
         warmUps: [{ case: ceilingCase, seconds: 5, minRequests: 0 }, ...cases.filter((x) => x.target === 'app').map((c) => ({ case: c, seconds: 2, minRequests: 0 }))],
         alone: true, checkedNote: ', proofs verified', clipParams: 300, log,
+        cpuProfDir: typeof flags['cpu-prof'] === 'string' ? flags['cpu-prof'] : undefined,
       });
       const ceil = {
         before, after, aloneP50Ms: ceilingAloneP50Ms!, reqPerSec: (before.reqPerSec + after.reqPerSec) / 2, p50Ms: (before.p50Ms + after.p50Ms) / 2, p99Ms: (before.p99Ms + after.p99Ms) / 2,

@@ -68,6 +68,8 @@ export interface CeilingRunOptions<P> {
   checkedNote?: string;
   /** Length the params are clipped to in a wrong-answer error. */
   clipParams?: number;
+  /** Write a CPU profile of the gateway's process (`node --cpu-prof`) into this directory when it stops. */
+  cpuProfDir?: string;
   log: (s?: string) => void;
 }
 
@@ -84,7 +86,7 @@ export async function measureAgainstCeiling<P>(o: CeilingRunOptions<P>): Promise
   const { label, cases, settings: opts, log } = o;
   const { key } = await createApiKey(o.db, { name: 'bench' });
   const [app, ceiling] = await Promise.all([
-    startBenchServer(label, o.serverScript, 'app', o.databaseUrl, opts.pool, o.children),
+    startBenchServer(label, o.serverScript, 'app', o.databaseUrl, opts.pool, o.children, o.cpuProfDir),
     startBenchServer(label, o.serverScript, 'ceiling', o.databaseUrl, opts.pool, o.children),
   ]);
   const rpcPath = `/?api-key=${encodeURIComponent(key)}`;
@@ -141,7 +143,7 @@ export async function measureAgainstCeiling<P>(o: CeilingRunOptions<P>): Promise
   const after = await load(ceilingCase);
   log(`${label}: ceiling (after): ${fmt(after.reqPerSec)} req/s, p50 ${fmt(after.p50Ms)} ms, p99 ${fmt(after.p99Ms)} ms`);
   const ceilingAloneP50Ms = o.alone ? await alone(ceilingCase) : undefined;
-  for (const c of o.children) c.kill('SIGTERM');
+  await Promise.all(o.children.map((c) => (c.exitCode === null ? new Promise((r) => (c.once('exit', r), c.kill('SIGTERM'))) : null)));
   return { before, after, ceilingAloneP50Ms, measured };
 }
 
@@ -150,11 +152,11 @@ export function loadSettingsLine(s: LoadSettings): string {
   return `    load: ${s.connections} keep-alive connections, ${s.warmup} s warm-up + ${s.duration} s per case (extended up to ${s.maxDuration} s until ${s.minRequests} requests); both servers in child processes with a pg pool of ${s.pool}`;
 }
 
-/** Forks `script` in `mode`; resolves with its port. */
-export function startBenchServer(label: string, script: string, mode: 'app' | 'ceiling', url: string, pool: number, children: ChildProcess[]): Promise<number> {
+/** Forks `script` in `mode` (with `cpuProfDir`, under `node --cpu-prof`); resolves with its port. */
+export function startBenchServer(label: string, script: string, mode: 'app' | 'ceiling', url: string, pool: number, children: ChildProcess[], cpuProfDir?: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const child = fork(script, [mode], {
-      execArgv: ['--import', 'tsx'],
+      execArgv: [...(cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : []), '--import', 'tsx'],
       env: { ...process.env, BENCH_DATABASE_URL: url, BENCH_POOL_SIZE: String(pool) },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });

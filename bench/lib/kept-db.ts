@@ -67,7 +67,8 @@ async function admin<T>(base: string, fn: (c: pg.Client) => Promise<T>): Promise
 
 /**
  * Opens the benchmark database. `want` is the dataset identity: with `keep`, a kept database holding a stage
- * recorded for that identity is reused (unless `fresh`); anything else is (re)created empty and migrated.
+ * recorded for that identity is reused (unless `fresh`) and brought to the current schema; anything else is (re)created
+ * empty and migrated.
  */
 export async function openKeptBenchDb<S extends string>(opts: KeptBenchDbOptions<S>): Promise<KeptBenchDb<S>> {
   const dbPrefix = `solgate_bench_${opts.prefix}`;
@@ -105,10 +106,9 @@ export async function openKeptBenchDb<S extends string>(opts: KeptBenchDbOptions
     });
   }
   const db = await openDb({ databaseUrl: url, poolSize: opts.poolSize });
-  if (stage === 'new') {
-    await migrate(db);
-    await db.exec(`CREATE TABLE ${meta} (key TEXT PRIMARY KEY, value JSONB NOT NULL)`);
-  }
+  // a kept database gets the migrations added since it was made (the code measured may need them)
+  await migrate(db);
+  if (stage === 'new') await db.exec(`CREATE TABLE ${meta} (key TEXT PRIMARY KEY, value JSONB NOT NULL)`);
   return {
     db,
     url,

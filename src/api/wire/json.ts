@@ -39,6 +39,8 @@ export class RawJson {
  * marks and the marks replaced by their texts (a pass over the text without them).
  */
 export function stringifyRpc(payload: unknown): string {
+  const whole = rawAnswer(payload);
+  if (whole !== null) return whole;
   const outer = rawTexts;
   const raws: string[] = [];
   rawTexts = raws;
@@ -56,4 +58,23 @@ export function stringifyRpc(payload: unknown): string {
     rawTexts = outer;
   }
   return raws.length ? text.replace(RAW_MARKED, (_m, i: string) => raws[Number(i)]) : text;
+}
+
+/**
+ * The text of a single answer `{jsonrpc: '2.0', result: RawJson, id}` (members in that order, as the dispatcher
+ * builds it; the id a string, number or null) — what `JSON.stringify` writes for it, without the mark and its
+ * replacement; null for any other payload.
+ */
+function rawAnswer(payload: unknown): string | null {
+  if (payload === null || typeof payload !== 'object') return null;
+  const p = payload as { jsonrpc?: unknown; result?: unknown; id?: unknown };
+  if (!(p.result instanceof RawJson) || p.jsonrpc !== '2.0') return null;
+  const id = p.id;
+  if (!(id === null || typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)))) return null;
+  let n = 0;
+  for (const k in p) {
+    if ((n === 0 && k !== 'jsonrpc') || (n === 1 && k !== 'result') || (n === 2 && k !== 'id') || n > 2) return null;
+    n++;
+  }
+  return n === 3 ? `{"jsonrpc":"2.0","result":${p.result.text},"id":${JSON.stringify(id)}}` : null;
 }

@@ -2,13 +2,16 @@
  * Reads of the "compressed accounts" table family (zk_accounts, zk_token_accounts): accounts by hash, by address and
  * by owner, token accounts by owner/delegate or by hash, and a token account's balance — the lookups behind Photon's
  * account methods. Keyset pages follow Photon's orders and cursors; the page queries (`ownerAccountsQuery`,
- * `tokenAccountsQuery`) are exported on their own so their plans can be checked with EXPLAIN. The writes of the same
- * tables are in `accounts.ts`, which re-exports everything here for existing importers.
+ * `tokenAccountsQuery`) are exported on their own so their plans can be checked with EXPLAIN. The list methods read
+ * their pages as JSON text written by the database (`ownerAccountsPageText`, `tokenAccountsPageText`: migration 041,
+ * one row per page, plans kept per connection); the object pages serve the other readers and are what that text is
+ * tested against. The writes of the same tables are in `accounts.ts`, which re-exports everything here for existing
+ * importers.
  */
 import type { Queryable } from '../db.js';
 import { CHECKPOINT_SLOT_SQL } from '../chain.js';
 import type { ZkAccount, ZkPage, ZkTokenAccount, TreeTypeCode } from './types.js';
-import { b58, b58array, b58buf, b58n, big, bytesOrNull, numOrNull } from './codec.js';
+import { asBytes, b58, b58array, b58buf, b58n, big, bytesOrNull, numOrNull } from './codec.js';
 import { checkLimit, decodeHashCursor, decodeTokenAccountCursor, encodeHashCursor, encodeTokenAccountCursor } from './cursors.js';
 import { TOKEN_STATE } from './token-state.js';
 
@@ -186,6 +189,96 @@ export async function getTokenAccounts(q: Queryable, by: 'owner' | 'delegate', k
     items,
     cursor: items.length < opts.limit || !last ? null : encodeTokenAccountCursor(last.t_mint as Uint8Array, last.hash as Uint8Array),
     ...(last ? { slot: numOrNull(last.ctx_slot) } : {}),
+  };
+}
+
+/**
+ * One page as `zk_token_accounts_page` / `zk_owner_accounts_page` (migration 041) write it: the items as JSON text
+ * whose keys are placeholders (`\x01` a key that recurs across rows, `\x02` one of the row's own) and their 32-byte
+ * values in `keys`, in the same order; with Photon's cursor and the indexed slot read by the same statement.
+ */
+export interface PageText {
+  /** The items' text, comma-separated, without the brackets ('' for an empty page). */
+  items: string;
+  keys: Uint8Array;
+  count: number;
+  cursor: string | null;
+  /** Null before anything was indexed. */
+  slot: number | null;
+}
+
+const NO_BYTES = Buffer.alloc(0);
+/** Above every 32-byte mint. */
+const ABOVE_MINTS = Buffer.alloc(33, 0xff);
+
+/**
+ * The statement of one page of token accounts by owner or delegate (the rows of {@link getTokenAccounts}, in the same
+ * order, paged the same way) as text in the V1 or V2 account shape, through `zk_token_accounts_page`, whose plans
+ * each connection keeps.
+ */
+export function tokenAccountsPageQuery(by: 'owner' | 'delegate', key: string, opts: TokenAccountsOpts, version: 'v1' | 'v2'): { sql: string; params: unknown[] } {
+  checkLimit(opts.limit);
+  const mint = opts.mint !== undefined && opts.mint !== null ? b58buf(opts.mint) : null;
+  const c = opts.cursor !== undefined && opts.cursor !== null ? decodeTokenAccountCursor(opts.cursor) : null;
+  return {
+    sql: 'SELECT items, keys, n, last_key, ctx_slot FROM zk_token_accounts_page($1, $2, $3, $4, $5, $6, $7, $8)',
+    params: [
+      by === 'delegate', b58buf(key), mint ?? NO_BYTES, mint ?? ABOVE_MINTS, c ? Buffer.from(c.mint) : NO_BYTES, c ? Buffer.from(c.hash) : NO_BYTES,
+      Math.trunc(opts.limit), version === 'v2',
+    ],
+  };
+}
+
+/** Photon's cursor of the last item's mint ‖ hash. */
+const lastKeyCursor = (k: Uint8Array) => encodeTokenAccountCursor(k.subarray(0, k.length - 32), k.subarray(k.length - 32));
+
+/** One page of unspent token accounts by token owner or delegate, written by the database (see {@link PageText}). */
+export async function tokenAccountsPageText(q: Queryable, by: 'owner' | 'delegate', key: string, opts: TokenAccountsOpts, version: 'v1' | 'v2'): Promise<PageText> {
+  const { sql, params } = tokenAccountsPageQuery(by, key, opts, version);
+  return pageText(q, sql, params, opts.limit, lastKeyCursor);
+}
+
+/**
+ * The statement of one page of an owner's unspent accounts (the rows of {@link getAccountsByOwner}, in the same order,
+ * paged, filtered and sliced the same way) as text in the V1 or V2 account shape, through `zk_owner_accounts_page`,
+ * whose plans each connection keeps.
+ */
+export function ownerAccountsPageQuery(owner: string, opts: OwnerAccountsOpts, version: 'v1' | 'v2'): { sql: string; params: unknown[] } {
+  checkLimit(opts.limit);
+  const filters = opts.filters ?? [];
+  const slice = opts.dataSlice ?? null;
+  return {
+    sql: 'SELECT items, keys, n, last_key, ctx_slot FROM zk_owner_accounts_page($1, $2, $3::int[], $4::bytea[], $5, $6, $7, $8)',
+    params: [
+      b58buf(owner),
+      opts.cursor !== undefined && opts.cursor !== null ? Buffer.from(decodeHashCursor(opts.cursor)) : null,
+      `{${filters.map((f) => Math.trunc(f.offset)).join(',')}}`,
+      `{${filters.map((f) => `"\\\\x${Buffer.from(f.bytes).toString('hex')}"`).join(',')}}`,
+      slice ? Math.trunc(slice.offset) : null,
+      slice ? Math.trunc(slice.length) : null,
+      Math.trunc(opts.limit),
+      version === 'v2',
+    ],
+  };
+}
+
+/** One page of an owner's unspent accounts, written by the database (see {@link PageText}). */
+export async function ownerAccountsPageText(q: Queryable, owner: string, opts: OwnerAccountsOpts, version: 'v1' | 'v2'): Promise<PageText> {
+  const { sql, params } = ownerAccountsPageQuery(owner, opts, version);
+  return pageText(q, sql, params, opts.limit, encodeHashCursor);
+}
+
+async function pageText(q: Queryable, sql: string, params: unknown[], limit: number, cursorOf: (lastKey: Uint8Array) => string): Promise<PageText> {
+  const { rows } = await q.query<{ items: string | null; keys: Uint8Array | null; n: number; last_key: Uint8Array | null; ctx_slot: unknown }>(sql, params);
+  const r = rows[0];
+  const count = Number(r.n);
+  if (count > 0 && (r.items === null || r.keys === null || r.last_key === null)) throw new Error('a page of accounts: an account without owner, tree or queue');
+  return {
+    items: r.items ?? '',
+    keys: r.keys ?? NO_BYTES,
+    count,
+    cursor: count < limit || count === 0 ? null : cursorOf(asBytes(r.last_key)),
+    slot: numOrNull(r.ctx_slot),
   };
 }
 

@@ -32,11 +32,16 @@ export {
   getTokenAccountsByHash,
   ownerAccountsQuery,
   toAccount,
+  ownerAccountsPageQuery,
+  ownerAccountsPageText,
+  tokenAccountsPageQuery,
+  tokenAccountsPageText,
   tokenAccountsQuery,
   type DataFilter,
   type OwnerAccountsOpts,
   type SpentFilter,
   type TokenAccountsOpts,
+  type PageText,
 } from './account-reads.js';
 
 /** Batch-event coverage of a leaf index (append) or an input-queue index (nullify) of a tree. */

@@ -1,7 +1,5 @@
 /** getCompressedAccountsByOwnerV2: getCompressedAccountsByOwner with AccountV2 items. */
-import { withContext } from '../../../zk/context.js';
-import { OWNER_ACCOUNTS_PARAMS, ownerAccountsPage } from '../../../zk/lists.js';
-import { accountV2 } from '../../../zk/serialize.js';
+import { OWNER_ACCOUNTS_PARAMS, ownerAccountsAnswer } from '../../../zk/lists.js';
 import type { RpcMethod } from '../../method.js';
 
 export const getCompressedAccountsByOwnerV2: RpcMethod = {
@@ -9,7 +7,6 @@ export const getCompressedAccountsByOwnerV2: RpcMethod = {
   credits: 10,
   paramsSchema: OWNER_ACCOUNTS_PARAMS,
   async handler(params, deps) {
-    const page = ownerAccountsPage(deps, params);
-    return withContext(deps, page.then((p) => ({ items: p.items.map((a) => accountV2(a)), cursor: p.cursor })));
+    return ownerAccountsAnswer(deps, params, 'v2');
   },
 };

@@ -1,7 +1,5 @@
 /** getCompressedTokenAccountsByDelegateV2: getCompressedTokenAccountsByDelegate with AccountV2 accounts. */
-import { withPageContext } from '../../../zk/context.js';
-import { TOKEN_ACCOUNTS_PARAMS, tokenAccountsPage } from '../../../zk/lists.js';
-import { accountV2, tokenData } from '../../../zk/serialize.js';
+import { TOKEN_ACCOUNTS_PARAMS, tokenAccountsAnswer } from '../../../zk/lists.js';
 import type { RpcMethod } from '../../method.js';
 
 export const getCompressedTokenAccountsByDelegateV2: RpcMethod = {
@@ -9,7 +7,6 @@ export const getCompressedTokenAccountsByDelegateV2: RpcMethod = {
   credits: 10,
   paramsSchema: TOKEN_ACCOUNTS_PARAMS.delegate,
   async handler(params, deps) {
-    const page = tokenAccountsPage(deps, params, 'delegate');
-    return withPageContext(deps, page, (p) => ({ items: p.items.map((t) => ({ account: accountV2(t.account), tokenData: tokenData(t.token) })), cursor: p.cursor }));
+    return tokenAccountsAnswer(deps, params, 'delegate', 'v2');
   },
 };

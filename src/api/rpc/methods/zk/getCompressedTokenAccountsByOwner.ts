@@ -2,9 +2,7 @@
  * getCompressedTokenAccountsByOwner: unspent compressed token accounts whose token owner is `owner` (optionally of one
  * `mint`) as `{account, tokenData}`, in (mint, hash) order, paged by the mint ‖ hash `cursor` and `limit` (≤ 1000).
  */
-import { withPageContext } from '../../../zk/context.js';
-import { TOKEN_ACCOUNTS_PARAMS, tokenAccountsPage } from '../../../zk/lists.js';
-import { accountV1, tokenData } from '../../../zk/serialize.js';
+import { TOKEN_ACCOUNTS_PARAMS, tokenAccountsAnswer } from '../../../zk/lists.js';
 import type { RpcMethod } from '../../method.js';
 
 export const getCompressedTokenAccountsByOwner: RpcMethod = {
@@ -12,7 +10,6 @@ export const getCompressedTokenAccountsByOwner: RpcMethod = {
   credits: 10,
   paramsSchema: TOKEN_ACCOUNTS_PARAMS.owner,
   async handler(params, deps) {
-    const page = tokenAccountsPage(deps, params, 'owner');
-    return withPageContext(deps, page, (p) => ({ items: p.items.map((t) => ({ account: accountV1(t.account), tokenData: tokenData(t.token) })), cursor: p.cursor }));
+    return tokenAccountsAnswer(deps, params, 'owner', 'v1');
   },
 };
