@@ -211,20 +211,25 @@ export const PAIR_MEMO_SIZE = 1 << 19;
  * turn once the table has its full size. It starts small and doubles (re-placing its entries) when half full or
  * when a pair finds its set full, up to its limit.
  *
- * Pairs are given as (array, offset) so that lookups and stores allocate nothing.
+ * Pairs are given as (array, offset) so that stores and `getInto` allocate nothing.
  */
 class PairMemo {
   private data: Uint8Array;
-  private used: Uint8Array;
+  /** Per slot, a 32-bit tag of its pair (never 0), or 0 when the slot is free: a lookup reads the four tags of its
+   * set (one cache line) and compares bytes only where the tag matches. */
+  private tags: Int32Array;
   private filled = 0;
   private turn = 0;
+  /** Set by `mix`: the first slot of the pair's set and its tag. */
+  private first = 0;
+  private tag = 0;
 
   constructor(
     private slots: number,
     public max: number,
   ) {
     this.data = new Uint8Array(slots * 96);
-    this.used = new Uint8Array(slots);
+    this.tags = new Int32Array(slots);
   }
 
   /** Entries the table has room for now, and how many it holds. */
@@ -232,21 +237,23 @@ class PairMemo {
     return { slots: this.slots, filled: this.filled };
   }
 
-  /** First slot of the pair's set of 4. */
-  private set4(l: Uint8Array, lo: number, r: Uint8Array, ro: number): number {
+  /** The pair's set (first slot of 4) and tag, from the pairs' low bytes, into `first` and `tag`. */
+  private mix(l: Uint8Array, lo: number, r: Uint8Array, ro: number): void {
     const a = (l[lo + 28] | (l[lo + 29] << 8) | (l[lo + 30] << 16) | (l[lo + 31] << 24)) ^ (l[lo + 20] | (l[lo + 21] << 8));
     const b = (r[ro + 28] | (r[ro + 29] << 8) | (r[ro + 30] << 16) | (r[ro + 31] << 24)) ^ (r[ro + 20] | (r[ro + 21] << 8));
     const h = Math.imul(a ^ Math.imul(b ^ (b >>> 15), 0x85ebca6b), 0xc2b2ae35);
-    return (h ^ (h >>> 13)) & (this.slots - 4);
+    this.first = (h ^ (h >>> 13)) & (this.slots - 4);
+    this.tag = h | 1;
   }
 
-  private find(first: number, l: Uint8Array, lo: number, r: Uint8Array, ro: number): number {
+  private find(l: Uint8Array, lo: number, r: Uint8Array, ro: number): number {
     const d = this.data;
+    const tags = this.tags;
+    const first = this.first;
+    const tag = this.tag;
     for (let s = first; s < first + 4; s++) {
-      if (!this.used[s]) continue;
+      if (tags[s] !== tag) continue;
       const at = s * 96;
-      // the low bytes first: they differ between different nodes
-      if (d[at + 31] !== l[lo + 31] || d[at + 63] !== r[ro + 31]) continue;
       let i = 0;
       while (i < 32 && d[at + i] === l[lo + i] && d[at + 32 + i] === r[ro + i]) i++;
       if (i === 32) return s;
@@ -257,7 +264,8 @@ class PairMemo {
   /** Copies the parent of the pair to `out` at `oo` and returns true, or returns false when not remembered. */
   getInto(l: Uint8Array, lo: number, r: Uint8Array, ro: number, out: Uint8Array, oo: number): boolean {
     counters.pairLookups++;
-    const s = this.find(this.set4(l, lo, r, ro), l, lo, r, ro);
+    this.mix(l, lo, r, ro);
+    const s = this.find(l, lo, r, ro);
     if (s < 0) return false;
     counters.pairHits++;
     const d = this.data;
@@ -268,7 +276,8 @@ class PairMemo {
   /** The parent of the pair (a copy), or undefined when not remembered. */
   get(l: Uint8Array, lo: number, r: Uint8Array, ro: number): Uint8Array | undefined {
     counters.pairLookups++;
-    const s = this.find(this.set4(l, lo, r, ro), l, lo, r, ro);
+    this.mix(l, lo, r, ro);
+    const s = this.find(l, lo, r, ro);
     if (s < 0) return undefined;
     counters.pairHits++;
     return this.data.slice(s * 96 + 64, s * 96 + 96);
@@ -276,19 +285,19 @@ class PairMemo {
 
   set(l: Uint8Array, lo: number, r: Uint8Array, ro: number, parent: Uint8Array, po: number): void {
     if (this.filled * 2 >= this.slots && this.slots < this.max) this.grow();
-    let first = this.set4(l, lo, r, ro);
-    let s = this.find(first, l, lo, r, ro);
+    this.mix(l, lo, r, ro);
+    let s = this.find(l, lo, r, ro);
     if (s < 0) {
-      for (let w = first; w < first + 4 && s < 0; w++) if (!this.used[w]) s = w;
+      for (let w = this.first; w < this.first + 4 && s < 0; w++) if (this.tags[w] === 0) s = w;
       if (s < 0 && this.slots < this.max) {
         // a full set below the size limit: grow rather than evict
         this.grow();
-        first = this.set4(l, lo, r, ro);
-        for (let w = first; w < first + 4 && s < 0; w++) if (!this.used[w]) s = w;
+        this.mix(l, lo, r, ro);
+        for (let w = this.first; w < this.first + 4 && s < 0; w++) if (this.tags[w] === 0) s = w;
       }
-      if (s < 0) s = first + (this.turn++ & 3);
+      if (s < 0) s = this.first + (this.turn++ & 3);
       else this.filled++;
-      this.used[s] = 1;
+      this.tags[s] = this.tag;
     }
     const at = s * 96;
     const d = this.data;
@@ -300,13 +309,13 @@ class PairMemo {
   }
 
   private grow(): void {
-    const { data, used } = this;
+    const { data, tags } = this;
     const old = this.slots;
     this.slots = old * 2;
     this.data = new Uint8Array(this.slots * 96);
-    this.used = new Uint8Array(this.slots);
+    this.tags = new Int32Array(this.slots);
     this.filled = 0;
-    for (let s = 0; s < old; s++) if (used[s]) this.set(data, s * 96, data, s * 96 + 32, data, s * 96 + 64);
+    for (let s = 0; s < old; s++) if (tags[s] !== 0) this.set(data, s * 96, data, s * 96 + 32, data, s * 96 + 64);
   }
 
   /** Empties the table and sets its limit (a power of two ≥ 4,096). */
@@ -314,7 +323,7 @@ class PairMemo {
     this.max = max;
     this.slots = 1 << 12;
     this.data = new Uint8Array(this.slots * 96);
-    this.used = new Uint8Array(this.slots);
+    this.tags = new Int32Array(this.slots);
     this.filled = 0;
   }
 }
@@ -343,14 +352,6 @@ export function rememberedPair(left: Uint8Array, right: Uint8Array): Uint8Array 
 /** Remembers Poseidon(left, right) = parent (32-byte nodes; the caller computed parent with the hash function). */
 export function rememberPair(left: Uint8Array, right: Uint8Array, parent: Uint8Array): void {
   pairMemo.set(left, 0, right, 0, parent, 0);
-}
-
-/**
- * The parent of the pair (l at lo, r at ro: 32-byte nodes inside larger arrays) copied to `out` at `oo` when the
- * pair memo holds it; false otherwise. Allocates nothing (the batch verifier's inner loop).
- */
-export function rememberedPairInto(l: Uint8Array, lo: number, r: Uint8Array, ro: number, out: Uint8Array, oo: number): boolean {
-  return pairMemo.getInto(l, lo, r, ro, out, oo);
 }
 
 /** {@link rememberPair} on nodes inside larger arrays. */
