@@ -73,6 +73,8 @@ export function bulkInsertStatement<R>(
   rows: readonly R[],
   conflict: string,
   select?: string,
+  /** Rows inserted in this order (e.g. the key's: consecutive rows then land on the same index pages). */
+  orderBy?: string,
 ): Statement | null {
   if (rows.length === 0) return null;
   const params = columns.map((c) => {
@@ -83,7 +85,7 @@ export function bulkInsertStatement<R>(
   const names = columns.map((c) => c.name).join(', ');
   const sel = select ?? names;
   return {
-    sql: `INSERT INTO ${table} AS t (${names}) SELECT ${sel} FROM unnest(${unnest}) AS u(${names}) ${conflict}`,
+    sql: `INSERT INTO ${table} AS t (${names}) SELECT ${sel} FROM unnest(${unnest}) AS u(${names}) ${orderBy ? `ORDER BY ${orderBy} ` : ''}${conflict}`,
     params,
   };
 }

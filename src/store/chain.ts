@@ -88,6 +88,10 @@ export function addressLinksStatement(rows: AddressLinkRow[]): Statement | null 
     `ON CONFLICT (address, slot, tx_index) DO UPDATE SET
        relation = LEAST(t.relation, EXCLUDED.relation), changes = COALESCE(EXCLUDED.changes, t.changes),
        enhanced_type = COALESCE(EXCLUDED.enhanced_type, t.enhanced_type), writable = COALESCE(EXCLUDED.writable, t.writable)`,
+    undefined,
+    // In key order rather than transaction order: 0.83-0.94x the insert's time in paired runs on real blocks
+    // (docs/benchmarks.md#storage), the sort included.
+    'address, slot, tx_index',
   );
 }
 
