@@ -15,11 +15,11 @@ export function priorityFeesStatement(rows: readonly PriorityFeeRow[]): Statemen
   if (!rows.length) return null;
   return {
     sql: `INSERT INTO priority_fees (slot, account, rates, votes)
-          SELECT u.slot, u.account, ARRAY(SELECT jsonb_array_elements_text(u.rates)::int8), u.votes
-            FROM unnest($1::int8[], $2::text[], $3::jsonb[], $4::int4[]) AS u (slot, account, rates, votes)
+          SELECT u.slot, u.account, u.rates::int8[], u.votes
+            FROM unnest($1::int8[], $2::text[], $3::text[], $4::int4[]) AS u (slot, account, rates, votes)
           ON CONFLICT (account, slot) DO NOTHING`,
     params: [
-      rows.map((r) => r.slot), rows.map((r) => r.account), rows.map((r) => JSON.stringify(r.rates.map(String))), rows.map((r) => r.votes),
+      rows.map((r) => r.slot), rows.map((r) => r.account), rows.map((r) => `{${r.rates.join(',')}}`), rows.map((r) => r.votes),
     ],
   };
 }
