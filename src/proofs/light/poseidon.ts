@@ -315,7 +315,21 @@ class PairMemo {
     this.data = new Uint8Array(this.slots * 96);
     this.tags = new Int32Array(this.slots);
     this.filled = 0;
-    for (let s = 0; s < old; s++) if (tags[s] !== 0) this.set(data, s * 96, data, s * 96 + 32, data, s * 96 + 64);
+    for (let s = 0; s < old; s++) {
+      if (tags[s] === 0) continue;
+      // the entries are distinct: each takes a free way of its new set, the whole entry copied at once; a full set
+      // goes through set(), which grows the table again (placing what is placed so far) or evicts at the limit
+      this.mix(data, s * 96, data, s * 96 + 32);
+      let w = this.first;
+      while (w < this.first + 4 && this.tags[w] !== 0) w++;
+      if (w === this.first + 4) {
+        this.set(data, s * 96, data, s * 96 + 32, data, s * 96 + 64);
+        continue;
+      }
+      this.filled++;
+      this.tags[w] = this.tag;
+      this.data.set(data.subarray(s * 96, s * 96 + 96), w * 96);
+    }
   }
 
   /** Empties the table and sets its limit (a power of two ≥ 4,096). */
