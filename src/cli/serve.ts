@@ -54,6 +54,7 @@ import { senderDeps } from '../sender/config.js';
 import { openAccounts } from '../accounts/runtime.js';
 import { DEFAULT_TIP_ACCOUNTS } from '../sender/validate.js';
 import { preferLowMemory } from '../core/low-memory.js';
+import { PAIR_MEMO_SIZE, setPairMemoLimit } from '../proofs/light/poseidon.js';
 
 /** How long shutdown waits for HTTP requests in flight before closing their connections. */
 const SHUTDOWN_DRAIN_MS = 30_000;
@@ -74,6 +75,8 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
   await checkPortFree(cfg.port, cfg.host);
   // The demo and the embedded database favour memory over speed in V8 (src/core/low-memory.ts).
   if (opts.demo || !cfg.databaseUrl) preferLowMemory();
+  // The proof methods' Poseidon pair memo (SOLGATE_PROOF_MEMO_PAIRS).
+  if (cfg.proofMemoPairs !== PAIR_MEMO_SIZE) setPairMemoLimit(cfg.proofMemoPairs);
   const rt = await openRuntime();
   const { config, logger, db } = rt;
   try {

@@ -16,6 +16,7 @@ export const ENV_VARS: EnvVar[] = [
   { name: 'DATABASE_URL', default: undefined, description: 'PostgreSQL connection string; unset = embedded PostgreSQL (PGlite) in SOLGATE_DATA_DIR' },
   { name: 'DATABASE_POOL_SIZE', default: '10', description: 'Connections in the PostgreSQL pool' },
   { name: 'DATABASE_READ_URL', default: undefined, description: 'A PostgreSQL streaming replica of DATABASE_URL that an API-only `serve` reads the index from (Wallet REST, DAS, ZK Compression and index-answered JSON-RPC; keys, usage and webhooks stay on DATABASE_URL; docs/operations.md); unset = DATABASE_URL' },
+  { name: 'SOLGATE_PROOF_MEMO_PAIRS', default: '524288', description: 'Most Poseidon (left, right) → parent results a serving process remembers for the ZK Compression proof methods (96 bytes each: 48 MiB at the default; the table starts at 4,096 and grows only as used; every proof is still verified to its root). Rounded down to a power of two, 4096–16777216' },
   { name: 'SOLGATE_MIN_CONTEXT_WAIT_MS', default: '2000', description: 'How long a JSON-RPC call answered from the index, or a Wallet REST request, waits for the index (DATABASE_READ_URL\'s, else DATABASE_URL\'s) to reach its minContextSlot before answering -32016 "Minimum context slot has not been reached" (Wallet REST: 503)' },
   { name: 'SOLGATE_DATA_DIR', default: './.data', description: 'Directory of the embedded database (used when DATABASE_URL is unset)' },
   { name: 'SOLANA_RPC_URL', default: undefined, description: 'Cluster JSON-RPC URL to index; unset = the built-in localnet (serve --demo) or no ingestion (serve)' },
@@ -108,6 +109,8 @@ export interface Config {
   databasePoolSize: number;
   databaseReadUrl: string | undefined;
   minContextWaitMs: number;
+  /** SOLGATE_PROOF_MEMO_PAIRS: the Poseidon pair memo's limit (src/proofs/light/poseidon.ts). */
+  proofMemoPairs: number;
   dataDir: string;
   rpcUrl: string | undefined;
   grpcUrl: string | undefined;
@@ -312,6 +315,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databasePoolSize: int('DATABASE_POOL_SIZE', get('DATABASE_POOL_SIZE')!, 1, 1000),
     databaseReadUrl: get('DATABASE_READ_URL'),
     minContextWaitMs: int('SOLGATE_MIN_CONTEXT_WAIT_MS', get('SOLGATE_MIN_CONTEXT_WAIT_MS')!, 0, 60_000),
+    proofMemoPairs: int('SOLGATE_PROOF_MEMO_PAIRS', get('SOLGATE_PROOF_MEMO_PAIRS')!, 4096, 16_777_216),
     dataDir: get('SOLGATE_DATA_DIR')!,
     rpcUrl: get('SOLANA_RPC_URL'),
     grpcUrl: optionalUrl('SOLGATE_GRPC_URL', get('SOLGATE_GRPC_URL')),

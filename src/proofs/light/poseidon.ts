@@ -200,7 +200,7 @@ export function poseidonBatch(arity: number, input: Uint8Array, count: number): 
  * 100,000 elements): after its load phases of both proof methods the memo holds ≈ 250,000 pairs, which fit beside
  * each other here, where 2^18 made the two methods evict each other's upper levels. The table starts at 4,096
  * entries and doubles only when half full (or a set of 4 is full), so a process that answers few proofs stays small.
- * {@link setPairMemoLimit} changes the limit.
+ * {@link setPairMemoLimit} changes the limit (`serve` applies SOLGATE_PROOF_MEMO_PAIRS).
  */
 export const PAIR_MEMO_SIZE = 1 << 19;
 
