@@ -246,6 +246,12 @@ describe('minContextSlot on the Wallet REST routes (?minContextSlot=)', () => {
         expect(ms).toBeLessThan(WAIT_MS);
       }
     }
+    // A bad wallet with a slot far ahead: the 400 for the wallet at once, not a 503 after waiting.
+    for (const ep of ROUTES) {
+      const [r, ms] = await timed(() => rest(`/v1/wallet/not-a-wallet/${ep}?minContextSlot=999999999`));
+      expect(r.status, `${ep}: ${JSON.stringify(r.body)}`).toBe(400);
+      expect(ms).toBeLessThan(WAIT_MS);
+    }
     const twice = await rest(`/v1/wallet/${W}/transfers?minContextSlot=1&minContextSlot=2`);
     expect(twice.status).toBe(400);
     expect(twice.body.error).toContain('minContextSlot');

@@ -16,7 +16,8 @@
  *
  * Oracles, per response: no 5xx except the documented dependency-unavailable answers — `/fast` 503/504 (no
  * upstream accepted / answered: its upstream is unreachable here), `/ready` 503 (database or indexer behind, its own
- * `{status, reason}` body) and `/v0/transactions` 503 (cluster RPC unavailable); the body in the interface's own
+ * `{status, reason}` body), `/v0/transactions` 503 (cluster RPC unavailable) and a REST route's 503 for a
+ * `minContextSlot` the index has not reached (the server waits 50 ms for it here); the body in the interface's own
  * format: REST `{error, code, details?}` with code == HTTP status on every error (all of /v0, /v1, /admin/api, ops,
  * docs and unmatched routes), JSON-RPC `{jsonrpc:'2.0', error:{code, message}, id}` or `{jsonrpc, result, id}` (an
  * array of those for a batch), the Sender's JSON-RPC bodies with the error's HTTP status; the process keeps
@@ -95,6 +96,9 @@ function allowed5xx(method: string, path: string, status: number, body: unknown)
   if (path === '/fast' && (status === 503 || status === 504)) return true;
   if (path === '/ready' && status === 503) return (body as { status?: unknown })?.status === 'unavailable';
   if (path === '/v0/transactions' && status === 503) return true;
+  // A minContextSlot the index has not reached (REST routes that read the index; documented, with Retry-After).
+  if (status === 503 && (path.startsWith('/v1/wallet/') || path.startsWith('/v0/addresses/') || path === '/v0/token-metadata'))
+    return (body as { error?: unknown })?.error === 'Minimum context slot has not been reached';
   return false;
 }
 
@@ -539,6 +543,8 @@ beforeAll(async () => {
       sender: { router, policy: { tipAccounts: DEFAULT_TIP_ACCOUNTS, minTipLamports: 200_000n, minTipSwqosLamports: 5_000n }, rateLimitPerSecond: 1_000_000 },
       // The cluster knows no transaction (each signature is looked up; the answer is an empty list).
       enhanced: { getTransaction: async () => null },
+      // A generated minContextSlot beyond the index is answered after this wait (documented 503), not 2 s.
+      minContextWaitMs: 50,
       ensureCovered: coverage.ensureCovered,
       indexCoverage: coverage.indexCoverage,
       trackAddresses: coverage.track,

@@ -9,6 +9,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiDeps } from '../deps.js';
 import { SolgateError } from '../../core/errors.js';
+import { isAddress } from '../../core/encoding.js';
 import { awaitContextSlot, DEFAULT_MIN_CONTEXT_WAIT_MS } from '../rpc/min-context.js';
 
 /** The slot the index is at, on a 503 for a minContextSlot it has not reached (the JSON-RPC error's data.contextSlot). */
@@ -30,6 +31,10 @@ export function minContextHook(deps: Pick<ApiDeps, 'db' | 'minContextWaitMs'>): 
   return async (req) => {
     const slot = (req.query as { minContextSlot?: number } | undefined)?.minContextSlot;
     if (slot === undefined) return;
+    // Bad input is answered at once (the handler's 400), not after waiting: a route's address parameter first.
+    const p = req.params as { wallet?: unknown; address?: unknown } | undefined;
+    const a = p?.wallet ?? p?.address;
+    if (a !== undefined && (typeof a !== 'string' || !isAddress(a))) return;
     try {
       await awaitContextSlot(deps.db, slot, waitMs);
     } catch (err) {
