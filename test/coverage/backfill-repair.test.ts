@@ -78,8 +78,10 @@ async function finished(address: string): Promise<string> {
 describe('backfill repair runs', () => {
   it('write back a transaction after the origin that the index lost; a plain backfill does not', async () => {
     const wallet = demo.wallets[0];
+    // A transaction that names the wallet (relation 1): the ones it is in only as a token account's owner are in that
+    // token account's signatures, not the wallet's, and a repair of the wallet reads the wallet's.
     const { rows } = await t.db.query<{ signature: string; tx_index: number }>(
-      'SELECT t.signature, t.tx_index FROM address_transactions a JOIN transactions t ON t.signature = a.signature AND t.slot = a.slot WHERE a.address = $1 AND a.slot >= $2 ORDER BY a.slot DESC LIMIT 1',
+      'SELECT t.signature, t.tx_index FROM address_transactions a JOIN transactions t ON t.signature = a.signature AND t.slot = a.slot WHERE a.address = $1 AND a.relation = 1 AND a.slot >= $2 ORDER BY a.slot DESC LIMIT 1',
       [wallet, origin + 3],
     );
     expect(rows.length).toBe(1);
