@@ -60,6 +60,11 @@ const TRACK_RETRY_MS = 60_000;
 
 /** How often the service looks whether bulk backfills have made the index complete from genesis. */
 const RANGES_RECHECK_MS = 10_000;
+/**
+ * The ZK Compression trees' history state (zk_history) is read at most once per this many ms: every ZK request asks
+ * for it, and it changes only when a history read or a rebuild (another process) starts or ends.
+ */
+const ZK_HISTORY_RECHECK_MS = 1000;
 
 const DEADLOCK = '40P01';
 const isDeadlock = (e: unknown) => (e as { code?: string } | null)?.code === DEADLOCK;
@@ -77,6 +82,15 @@ export function createCoverageService(o: CoverageServiceOptions): CoverageServic
    * bulk backfills (`solgate backfill`) have covered every slot before it.
    */
   let rangesCheckedAt = 0;
+  let zkHistory: { at: number; row: Promise<Awaited<ReturnType<typeof getZkHistory>>> } | null = null;
+  const zkHistoryNow = () => {
+    if (!zkHistory || Date.now() - zkHistory.at > ZK_HISTORY_RECHECK_MS) {
+      const row = getZkHistory(o.db);
+      zkHistory = { at: Date.now(), row };
+      row.catch(() => (zkHistory = null));
+    }
+    return zkHistory.row;
+  };
   async function indexOrigin(): Promise<number | null> {
     if (origin === null) origin = await getIndexOrigin(o.db);
     // Bulk backfills finish rarely: looked at once per RANGES_RECHECK_MS, not on every request.
@@ -189,7 +203,7 @@ export function createCoverageService(o: CoverageServiceOptions): CoverageServic
       const origin = await indexOrigin();
       // The trees' history being read again (a rebuild, src/ingest/zk-rebuild.ts) makes the ZK index partial even on
       // an index that began at the first slot.
-      const zk = family === 'zk' ? await getZkHistory(o.db) : null;
+      const zk = family === 'zk' ? await zkHistoryNow() : null;
       if (origin === 0 && zk?.status !== 'running') return { complete: true, basis: 'genesis' };
       if (origin === null) return { complete: false, basis: 'no-cluster' };
       if (family === 'zk') {

@@ -222,6 +222,8 @@ describe('ZK Compression trees read back to their creation', () => {
     } };
     await expect(rebuildZkState({ db: full.t.db, ingester: halting, client: client(), commitment: 'confirmed', logger, chunk: 5 }, ctl.signal)).rejects.toThrow();
     const checkpoint = (await getCheckpoint(full.t.db))!;
+    // The coverage service reads the trees' history state at most once a second (ZK_HISTORY_RECHECK_MS).
+    await sleep(1100);
     expect(await coverage.indexCoverage!('zk')).toEqual({ complete: false, basis: 'backfilling', slot: checkpoint + 1 });
     // Run again: finished.
     const r = await rebuildZkState({ db: full.t.db, ingester: full.ingester, client: client(), commitment: 'confirmed', logger, chunk: 5 });
@@ -230,6 +232,7 @@ describe('ZK Compression trees read back to their creation', () => {
     expect(r.transactions).toBeGreaterThanOrEqual(6);
     expect(await tableDigests(full.t.db, ZK_TABLES)).toEqual(before);
     expect(await getZkHistory(full.t.db)).toMatchObject({ status: 'done', origin: r.through + 1 });
+    await sleep(1100);
     expect(await coverage.indexCoverage!('zk')).toMatchObject({ complete: true, basis: 'genesis' });
   });
 });
