@@ -211,10 +211,13 @@ describe.skipIf(!hasPostgres)('ingestion crash recovery (needs DATABASE_URL)', (
           await sleep(r() * 1500);
           atStartup++;
         } else {
-          // While it writes: once the checkpoint moved by a random number of slots (spread so the kills cover the
-          // whole chain), plus a random delay so the kill lands anywhere within a write.
-          const advance = 1 + Math.floor(r() * ((2 * lastSlot) / (KILLS + 1)));
+          // While it writes: once the checkpoint moved by a random number of slots, plus a random delay so the kill
+          // lands anywhere within a write. The step is drawn from what is left of the chain per kill still to make
+          // (three quarters of that share on average), so the kills spread over the chain however fast the ingester
+          // writes: the checkpoint also moves during the delay, and a fixed step let a fast ingester finish first.
           const base = before ?? -1;
+          const share = (lastSlot - base) / (KILLS - kills + 1);
+          const advance = 1 + Math.floor(r() * 1.5 * share);
           await until('progress', async () => {
             if (c.exitCode !== null) throw new Error(`ingest exited with ${c.exitCode}\n${output.slice(-20).join('')}`);
             const cp = await checkpoint(pool);
