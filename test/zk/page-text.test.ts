@@ -1,7 +1,8 @@
 /**
  * The pages written as text (src/api/zk/page-text.ts, through `zk_token_accounts_page` / `zk_owner_accounts_page`)
- * are the same bytes as the answers built from objects (`tokenAccountsPage` + `withPageContext` / `ownerAccountsPage`
- * + `withContext`, accountV1/accountV2/tokenData, written by `stringifyRpc`): token accounts by owner and delegate
+ * are the same bytes as the answers built from objects (the store's `getTokenAccounts` / `getAccountsByOwner` with the
+ * slot read beside them, accountV1/accountV2/tokenData, written by `stringifyRpc`: the methods' earlier form, kept
+ * here as the reference): token accounts by owner and delegate
  * with and without a mint, accounts by owner with and without memcmp filters and a data slice, V1 and V2, every
  * limit, walked page by page with the cursors, empty pages and a cursor naming no account, and rows with every
  * optional value absent and present (address, data with and without bytes, delegate, tlv empty and not, frozen, V2
@@ -9,8 +10,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiDeps } from '../../src/api/deps.js';
-import { withContext, withPageContext } from '../../src/api/zk/context.js';
-import { ownerAccountsAnswer, ownerAccountsPage, tokenAccountsAnswer, tokenAccountsPage } from '../../src/api/zk/lists.js';
+import { indexedSlot, withContext } from '../../src/api/zk/context.js';
+import { OWNER_ACCOUNTS_PARAMS, TOKEN_ACCOUNTS_PARAMS, ownerAccountsAnswer, tokenAccountsAnswer } from '../../src/api/zk/lists.js';
+import { tokenAccountCursor } from '../../src/api/zk/cursors.js';
+import { parseDataSlice, parseFilters } from '../../src/api/zk/filters.js';
+import { limit, optionalHash, optionalPubkey, pubkey, required, schemaParams } from '../../src/api/zk/params.js';
+import { getAccountsByOwner, getTokenAccounts } from '../../src/store/zk/accounts.js';
 import { accountV1, accountV2, tokenData } from '../../src/api/zk/serialize.js';
 import { RawJson, stringifyRpc } from '../../src/api/wire/json.js';
 import type { ZkAccountRow } from '../../src/store/zk/types.js';
@@ -67,19 +72,34 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => t?.drop());
 
-/** The answer as the methods wrote it before: objects, then stringifyRpc. */
+/** The page as objects, the methods' earlier form: the same parameters parsed, the store's object reader. */
+async function tokenAccountsPage(params: unknown, by: 'owner' | 'delegate') {
+  const p = schemaParams(params, TOKEN_ACCOUNTS_PARAMS[by]);
+  const key = pubkey(required(p, by), by);
+  return getTokenAccounts(deps.db, by, key, { mint: optionalPubkey(p.mint, 'mint'), cursor: tokenAccountCursor(p.cursor), limit: limit(p.limit) });
+}
+
+async function ownerAccountsPage(params: unknown) {
+  const p = schemaParams(params, OWNER_ACCOUNTS_PARAMS);
+  const owner = pubkey(required(p, 'owner'), 'owner');
+  return getAccountsByOwner(deps.db, owner, { cursor: optionalHash(p.cursor, 'cursor'), limit: limit(p.limit), filters: parseFilters(p.filters), dataSlice: parseDataSlice(p.dataSlice) });
+}
+
+/** The answer as the methods wrote it before: objects (the slot read beside the rows, or after an empty page), then stringifyRpc. */
 async function fromObjects(params: Record<string, unknown>, by: 'owner' | 'delegate', version: 'v1' | 'v2'): Promise<string> {
   const account = version === 'v1' ? accountV1 : accountV2;
-  const result = await withPageContext(deps, tokenAccountsPage(deps, params, by), (p) => ({
-    items: p.items.map((x) => ({ account: account(x.account), tokenData: tokenData(x.token) })),
-    cursor: p.cursor,
-  }));
+  const p = await tokenAccountsPage(params, by);
+  const slot = p.slot !== undefined ? (p.slot ?? 0) : await indexedSlot(deps);
+  const result = {
+    context: { slot },
+    value: { items: p.items.map((x) => ({ account: account(x.account), tokenData: tokenData(x.token) })), cursor: p.cursor },
+  };
   return stringifyRpc({ jsonrpc: '2.0', result, id: 1 });
 }
 
 async function ownerFromObjects(params: Record<string, unknown>, version: 'v1' | 'v2'): Promise<string> {
   const account = version === 'v1' ? accountV1 : accountV2;
-  const result = await withContext(deps, ownerAccountsPage(deps, params).then((p) => ({ items: p.items.map((a) => account(a)), cursor: p.cursor })));
+  const result = await withContext(deps, ownerAccountsPage(params).then((p) => ({ items: p.items.map((a) => account(a)), cursor: p.cursor })));
   return stringifyRpc({ jsonrpc: '2.0', result, id: 1 });
 }
 

@@ -16,13 +16,3 @@ export async function withContext<T>(deps: ApiDeps, value: Promise<T>): Promise<
   const [slot, v] = await Promise.all([indexedSlot(deps), value]);
   return { context: { slot }, value: v };
 }
-
-/**
- * `{context: {slot}, value}` for a page whose statement read the indexed slot beside its rows (`page.slot`): one
- * round trip, and the slot of the rows' own snapshot. A page without rows carries no slot; it is read then.
- */
-export async function withPageContext<P extends { slot?: number | null }, T>(deps: ApiDeps, page: Promise<P>, value: (p: P) => T): Promise<{ context: { slot: number }; value: T }> {
-  const p = await page;
-  const slot = p.slot !== undefined ? (p.slot ?? 0) : await indexedSlot(deps);
-  return { context: { slot }, value: value(p) };
-}

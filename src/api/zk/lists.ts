@@ -4,9 +4,9 @@
  * Photon's order with Photon's cursor (null when the page holds fewer than `limit` items).
  */
 import type { ApiDeps } from '../deps.js';
-import { getAccountsByOwner, getTokenAccounts, ownerAccountsPageText, tokenAccountsPageText } from '../../store/zk/accounts.js';
+import { ownerAccountsPageText, tokenAccountsPageText } from '../../store/zk/accounts.js';
 import { getTokenBalancesByOwner } from '../../store/zk/balances.js';
-import type { ZkAccount, ZkPage, ZkTokenAccount } from '../../store/zk/types.js';
+import type { ZkPage } from '../../store/zk/types.js';
 import { mintCursor, tokenAccountCursor } from './cursors.js';
 import { pageAnswer } from './page-text.js';
 import type { RawJson } from '../wire/json.js';
@@ -49,22 +49,9 @@ export const TOKEN_BALANCES_PARAMS = byNameParams(
 );
 
 /**
- * getCompressedAccountsByOwner(V2) as objects: `{owner, filters?, dataSlice?, cursor? (Hash), limit?}`. The methods
- * answer with {@link ownerAccountsAnswer} (text); this form is what that text is checked against.
- */
-export async function ownerAccountsPage(deps: ApiDeps, params: unknown): Promise<ZkPage<ZkAccount>> {
-  const p = schemaParams(params, OWNER_ACCOUNTS_PARAMS);
-  const owner = pubkey(required(p, 'owner'), 'owner');
-  const filters = parseFilters(p.filters);
-  const dataSlice = parseDataSlice(p.dataSlice);
-  const cursor = optionalHash(p.cursor, 'cursor');
-  return getAccountsByOwner(deps.db, owner, { cursor, limit: limit(p.limit), filters, dataSlice });
-}
-
-/**
  * The answer of getCompressedAccountsByOwner(V2) as JSON text (`{context, value: {items, cursor}}`): one statement
  * with kept plans returns the page written by the database and the indexed slot of its snapshot (./page-text.ts).
- * The same items as {@link ownerAccountsPage}.
+ * The items are those of the store's `getAccountsByOwner` (test/zk/page-text.test.ts compares the bytes).
  */
 export async function ownerAccountsAnswer(deps: ApiDeps, params: unknown, version: 'v1' | 'v2'): Promise<RawJson> {
   const p = schemaParams(params, OWNER_ACCOUNTS_PARAMS);
@@ -76,21 +63,9 @@ export async function ownerAccountsAnswer(deps: ApiDeps, params: unknown, versio
 }
 
 /**
- * getCompressedTokenAccountsBy{Owner,Delegate}(V2) as objects: `{owner | delegate, mint?, cursor? (mint ‖ hash),
- * limit?}`. The methods answer with {@link tokenAccountsAnswer} (text); this form is what that text is checked against.
- */
-export async function tokenAccountsPage(deps: ApiDeps, params: unknown, by: 'owner' | 'delegate'): Promise<ZkPage<ZkTokenAccount>> {
-  const p = schemaParams(params, TOKEN_ACCOUNTS_PARAMS[by]);
-  const key = pubkey(required(p, by), by);
-  const mint = optionalPubkey(p.mint, 'mint');
-  const cursor = tokenAccountCursor(p.cursor);
-  return getTokenAccounts(deps.db, by, key, { mint, cursor, limit: limit(p.limit) });
-}
-
-/**
  * The answer of getCompressedTokenAccountsBy{Owner,Delegate}(V2) as JSON text (`{context, value: {items, cursor}}`):
  * one statement with kept plans returns the page written by the database and the indexed slot of its snapshot
- * (./page-text.ts). The same items as {@link tokenAccountsPage}.
+ * (./page-text.ts). The items are those of the store's `getTokenAccounts` (test/zk/page-text.test.ts compares the bytes).
  */
 export async function tokenAccountsAnswer(deps: ApiDeps, params: unknown, by: 'owner' | 'delegate', version: 'v1' | 'v2'): Promise<RawJson> {
   const p = schemaParams(params, TOKEN_ACCOUNTS_PARAMS[by]);

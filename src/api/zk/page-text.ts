@@ -4,7 +4,7 @@
  * `zk_token_accounts_page`, migration 041) with a placeholder for each key, which has no base58 there; here each
  * placeholder becomes its key's base58 and the text is wrapped in Photon's envelope. The answer is a `RawJson` that
  * the JSON-RPC serializer copies: no rows of many columns to parse, no objects to build and serialise. The text is
- * the one `stringifyRpc` writes for what `withContext`/`withPageContext` + `accountV1`/`accountV2` + `tokenData`
+ * the one `stringifyRpc` writes for what the `{context, value}` envelope + `accountV1`/`accountV2` + `tokenData`
  * (serialize.ts) build from the same rows, which test/zk/page-text.test.ts checks against that path. Every string written is
  * base58, base64 or a token state, none of which JSON escapes.
  */
