@@ -195,16 +195,27 @@ describe('minContextSlot on the Wallet REST routes (?minContextSlot=)', () => {
   });
 
   it('at or below the index\'s checkpoint: answered at once, as without it', async () => {
+    let named = 0;
     for (const ep of ROUTES) {
       const plain = await rest(`/v1/wallet/${W}/${ep}`);
       const [r, ms] = await timed(() => rest(`/v1/wallet/${W}/${ep}?minContextSlot=400`));
       expect(r.status, `${ep}: ${JSON.stringify(r.body)}`).toBe(plain.status);
       expect(r.body).toEqual(plain.body);
       expect(ms).toBeLessThan(WAIT_MS);
+      // A successful answer names the slot of the index it was read from (the replica's), with or without the parameter.
+      if (r.status === 200) {
+        expect(r.headers['x-solgate-context-slot'], ep).toBe('400');
+        expect(plain.headers['x-solgate-context-slot'], ep).toBe('400');
+        named++;
+      } else expect(r.headers['x-solgate-context-slot'], `${ep} ${r.status}`).toBeUndefined();
     }
+    expect(named).toBeGreaterThanOrEqual(3); // identity needs a paid plan, funded-by the cluster: not 200 here
     const batch = await rest(`/v1/wallet/batch-identity?minContextSlot=0`, 'POST', { addresses: [W] });
     expect(batch.status).toBe(200);
     expect(batch.body).toEqual([]);
+    expect(batch.headers['x-solgate-context-slot']).toBe('400');
+    // A client error names none.
+    expect((await rest(`/v1/wallet/not-a-wallet/balances`)).headers['x-solgate-context-slot']).toBeUndefined();
   });
 
   it('ahead of the index: 503 {error, code, details} with the index\'s slot and Retry-After after the bound, on every route', async () => {
@@ -232,6 +243,7 @@ describe('minContextSlot on the Wallet REST routes (?minContextSlot=)', () => {
     const [r, ms] = await timed(() => rest(`/v1/wallet/${W}/history?minContextSlot=450`));
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ data: [], pagination: { hasMore: false, nextCursor: null } });
+    expect(r.headers['x-solgate-context-slot']).toBe('460');
     expect(ms).toBeGreaterThanOrEqual(100);
     expect(ms).toBeLessThan(WAIT_MS + 1000);
   });
@@ -279,6 +291,9 @@ describe('minContextSlot on the /v0 REST routes that read the index', () => {
       expect(at.status, path).toBe(plain.status);
       expect(at.body).toEqual(plain.body);
       expect(atMs).toBeLessThan(WAIT_MS);
+      // A successful answer names the slot of the index it read (this app's /v0/addresses has no cluster to fetch from: 503).
+      expect(at.headers['x-solgate-context-slot'], `${path} ${at.status}`).toBe(at.status === 200 ? '500' : undefined);
+      expect(plain.headers['x-solgate-context-slot'], path).toBe(at.headers['x-solgate-context-slot']);
 
       const [ahead, ms] = await timed(() => call(path, '501'));
       expect(ahead.status, path).toBe(503);

@@ -5,14 +5,21 @@
  * then is answered from it; otherwise 503 `{error: "Minimum context slot has not been reached", code: 503, details}`
  * (the interface's error format, nothing added), the slot the index is at in `details` and in the
  * `x-solgate-context-slot` header, with `Retry-After: 1`. The value is validated by each route's query schema.
+ * A successful answer of these routes carries `x-solgate-context-slot` too: the index's slot read after the answer
+ * was built, so the answer reflects no later slot and a next request with `minContextSlot` set to it never gets an
+ * older view.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiDeps } from '../deps.js';
 import { SolgateError } from '../../core/errors.js';
 import { isAddress } from '../../core/encoding.js';
 import { awaitContextSlot, DEFAULT_MIN_CONTEXT_WAIT_MS } from '../rpc/min-context.js';
+import { getCheckpoint } from '../../store/chain.js';
 
-/** The slot the index is at, on a 503 for a minContextSlot it has not reached (the JSON-RPC error's data.contextSlot). */
+/**
+ * The slot the index is at: on a 503 for a minContextSlot it has not reached (the JSON-RPC error's data.contextSlot),
+ * and on a successful answer read from the index (read after it, so the answer reflects no later slot).
+ */
 export const CONTEXT_SLOT_HEADER = 'x-solgate-context-slot';
 
 /**
@@ -53,4 +60,17 @@ export function minContextHook(deps: Pick<ApiDeps, 'db' | 'minContextWaitMs'>): 
 export function contextSlotHeader(e: SolgateError, reply: FastifyReply): void {
   const contextSlot = (e.context?.data as { contextSlot?: unknown } | undefined)?.contextSlot;
   if (e.code === 'INDEX_BEHIND' && typeof contextSlot === 'number') reply.header(CONTEXT_SLOT_HEADER, String(contextSlot));
+}
+
+/**
+ * An onSend hook: a successful answer (2xx) carries `x-solgate-context-slot`, the index's checkpoint read after the
+ * answer was built (the index it reads: the replica's with DATABASE_READ_URL). `readsIndex` leaves out routes that
+ * answer from the cluster. An index with nothing yet says 0.
+ */
+export function contextSlotOnSuccess(deps: Pick<ApiDeps, 'db'>, readsIndex: (req: FastifyRequest) => boolean = () => true) {
+  return async (req: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> => {
+    if (reply.statusCode < 200 || reply.statusCode >= 300 || !readsIndex(req)) return payload;
+    reply.header(CONTEXT_SLOT_HEADER, String((await getCheckpoint(deps.db)) ?? 0));
+    return payload;
+  };
 }

@@ -23,7 +23,7 @@ import type { FastifyInstance } from 'fastify';
 import { SolgateError } from '../../core/errors.js';
 import { isAddress } from '../../core/encoding.js';
 import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from '../../core/programs.js';
-import { contextSlotHeader, minContextHook, minContextSlotSchema } from './min-context.js';
+import { contextSlotHeader, contextSlotOnSuccess, minContextHook, minContextSlotSchema } from './min-context.js';
 import { getMetadataByMint, type StoredAssetAccount, type StoredTmMetadata } from '../../store/asset-accounts.js';
 import { enqueueUris, getOffchainEntries, type OffchainEntry } from '../../store/offchain.js';
 import { queryExtensions, queryMints, type ExtensionRow, type MintInfo } from '../../store/token-reads.js';
@@ -79,6 +79,7 @@ export async function tokenMetadataApi(app: FastifyInstance, deps: ApiDeps): Pro
   });
   // ?minContextSlot: the metadata is read from the index (./min-context.ts).
   app.addHook('preHandler', minContextHook(deps));
+  app.addHook('onSend', contextSlotOnSuccess(deps));
   app.post('/v0/token-metadata', { schema: { body: bodySchema, querystring: { type: 'object', properties: { minContextSlot: minContextSlotSchema } } } }, async (req, reply) => {
     const body = req.body as Body;
     const mints = body.mintAccounts;

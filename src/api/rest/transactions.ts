@@ -28,7 +28,7 @@ import type { EnhancedTransaction } from '../../enhanced/types.js';
 import { parseTransaction } from '../../parsers/registry.js';
 import { normalizeRpcTransaction } from '../../sources/normalize-rpc.js';
 import type { ApiDeps } from '../deps.js';
-import { contextSlotHeader, minContextHook, minContextSlotSchema } from './min-context.js';
+import { contextSlotHeader, contextSlotOnSuccess, minContextHook, minContextSlotSchema } from './min-context.js';
 import { createAuthenticator } from '../plugins/auth.js';
 import { meterHook } from '../plugins/metering.js';
 import { normalizeError } from '../plugins/errors.js';
@@ -80,6 +80,7 @@ export async function transactionsApi(app: FastifyInstance, deps: ApiDeps): Prom
   });
   // ?minContextSlot on the address history, which reads the index (./min-context.ts).
   app.addHook('preHandler', minContextHook(deps));
+  app.addHook('onSend', contextSlotOnSuccess(deps, (req) => req.method === 'GET'));
   app.post('/v0/transactions', { schema: { body: bodySchema } }, async (req) => {
     const signatures = validateSignatures((req.body as Body).transactions);
     const fetcher = deps.enhanced?.getTransaction ?? deps.zk?.getTransaction;

@@ -8,7 +8,7 @@ import { createAuthenticator } from '../../plugins/auth.js';
 import { meterHook, routeName } from '../../plugins/metering.js';
 import { normalizeError } from '../../plugins/errors.js';
 import { restErrorBody } from '../../wire/errors.js';
-import { contextSlotHeader, minContextHook } from '../min-context.js';
+import { contextSlotHeader, contextSlotOnSuccess, minContextHook } from '../min-context.js';
 import { registerIdentityRoutes } from './identity.js';
 import { registerBalancesRoute } from './balances.js';
 import { registerHistoryRoute } from './history.js';
@@ -35,6 +35,7 @@ export async function walletApi(app: FastifyInstance, deps: ApiDeps): Promise<vo
   });
   // minContextSlot (validated by each route's query schema): wait for the index before the route reads it.
   app.addHook('preHandler', minContextHook(deps));
+  app.addHook('onSend', contextSlotOnSuccess(deps));
   registerIdentityRoutes(app, deps);
   registerBalancesRoute(app, deps);
   registerHistoryRoute(app, deps);
