@@ -13,12 +13,19 @@
  * change `s` sits `sequence_number - s` places before the last one while the vector still holds it (the same
  * `seq % root_history_capacity` a validity proof names as its root index). Pure; null when the account is not a V1
  * state tree or its layout does not add up.
+ *
+ * A V1 address tree (`AddressMerkleTreeAccount`) is the same concurrent tree followed by its indexed change log
+ * (capacity, length, first, last — u64 each — then capacity entries): {@link parseLightAddressTreeRoots}. Its
+ * initialisation leaves it at sequence number 3 (two elements); each address inserted is two changes (the low
+ * element updated, the new one appended), and the indexer's root after both carries the seq of the second.
  */
 import { bytesToBase58 } from '../../core/encoding.js';
 import { ACCOUNT_COMPRESSION_PROGRAM } from './index.js';
 
 /** sha256("account:StateMerkleTreeAccount")[..8]. */
 const V1_STATE = 'ac2bacba1d49db54';
+/** sha256("account:AddressMerkleTreeAccount")[..8]. */
+const V1_ADDRESS = '0ba1af09d4e54949';
 const TREE_AT = 8 + 216;
 
 export interface LightTreeRoots {
@@ -34,8 +41,22 @@ export interface LightTreeRoots {
 const align8 = (n: number) => Math.ceil(n / 8) * 8;
 
 export function parseLightStateTreeRoots(owner: string, data: Uint8Array): LightTreeRoots | null {
+  return parseConcurrentTree(owner, data, V1_STATE, (rest) => rest === 0);
+}
+
+/** The root history of a Light V1 address tree account (the concurrent tree before its indexed change log). */
+export function parseLightAddressTreeRoots(owner: string, data: Uint8Array): LightTreeRoots | null {
+  return parseConcurrentTree(owner, data, V1_ADDRESS, (rest, at) => {
+    if (rest < 32) return false;
+    const cap = Number(new DataView(data.buffer, data.byteOffset + at, 8).getBigUint64(0, true));
+    return cap > 0 && (rest - 32) % cap === 0;
+  });
+}
+
+/** `trailing(bytes left after the canopy, where they start)` says whether what follows the tree is what the account holds there. */
+function parseConcurrentTree(owner: string, data: Uint8Array, discriminator: string, trailing: (rest: number, at: number) => boolean): LightTreeRoots | null {
   if (owner !== ACCOUNT_COMPRESSION_PROGRAM || data.length < TREE_AT + 160) return null;
-  if (Buffer.from(data.subarray(0, 8)).toString('hex') !== V1_STATE) return null;
+  if (Buffer.from(data.subarray(0, 8)).toString('hex') !== discriminator) return null;
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
   const u = (i: number) => {
     const v = view.getBigUint64(TREE_AT + i * 8, true);
@@ -50,9 +71,10 @@ export function parseLightStateTreeRoots(owner: string, data: Uint8Array): Light
   if (height < 1 || height > 64 || seq < 0 || [subtreesCap, changelogCap, rootsCap, rootsLen, rootsLast, canopyCap].some((x) => x < 0)) return null;
   if (rootsCap < 1 || rootsLast >= rootsCap || rootsLen > rootsCap) return null;
   const dataAt = TREE_AT + 160 + subtreesCap * 32;
-  const entry = [align8(33 * height) + 8, 32 * height + 8].find(
-    (e) => dataAt + changelogCap * e + rootsCap * 32 + canopyCap * 32 === data.length,
-  );
+  const entry = [align8(33 * height) + 8, 32 * height + 8].find((e) => {
+    const end = dataAt + changelogCap * e + rootsCap * 32 + canopyCap * 32;
+    return end <= data.length && trailing(data.length - end, end);
+  });
   if (entry === undefined) return null;
   const rootsAt = dataAt + changelogCap * entry;
   const rootOf = (i: number) => bytesToBase58(data.subarray(rootsAt + i * 32, rootsAt + i * 32 + 32));
