@@ -12,6 +12,7 @@ import { fetchAccounts } from '../sources/rpc-poller.js';
 import { historyBeforeLive } from '../ingest/tree-backfill.js';
 import { runWhileLeader } from '../ingest/leadership.js';
 import { createDriftDetector } from '../ingest/drift.js';
+import { createZkRepairWork } from '../ingest/zk-repair.js';
 import { startRetention } from '../ingest/retention.js';
 import { loadTreeFile } from './light-trees.js';
 import { createOffchainFetcher, offchainConfig } from '../offchain/fetcher.js';
@@ -52,16 +53,21 @@ export async function runIngest(opts: { rpc?: string; fromSlot?: number }): Prom
     const zkClient = createRpcClient({ url, logger: rt.logger });
     const zk = { db: rt.db, ingester, client: zkClient, commitment: rt.config.commitment, concurrency: rt.config.backfillConcurrency, logger: rt.logger };
     const beforeLive = rt.config.coverage && rt.config.treeHistory ? historyBeforeLive(zk) : undefined;
+    // SOLGATE_DRIFT_ZK_REPAIR=rebuild: the ingester rebuilds the ZK Compression trees the drift detector confirms differ.
+    const zkRepair = rt.config.driftZkRepair === 'rebuild' ? createZkRepairWork(zk) : undefined;
     // The drift detector: samples of the index compared with the cluster at the same slot (src/ingest/drift.ts).
     const drift = rt.config.driftIntervalMs > 0
-      ? createDriftDetector({ db: rt.db, client: zkClient, ingester, commitment: rt.config.commitment, sample: rt.config.driftSample, intervalMs: rt.config.driftIntervalMs, logger: rt.logger })
+      ? createDriftDetector({
+        db: rt.db, client: zkClient, ingester, commitment: rt.config.commitment, sample: rt.config.driftSample, intervalMs: rt.config.driftIntervalMs,
+        logger: rt.logger, zkRepair: rt.config.driftZkRepair, onZkRepair: () => zkRepair?.wake(),
+      })
       : null;
     drift?.start();
     // Partitions created ahead of ingestion, old ones dropped by the retention settings (src/ingest/retention.ts).
     const retention = startRetention(rt.db, rt.config, rt.logger);
     // One ingester per PostgreSQL database: wait in standby while another holds the lock (src/ingest/leadership.ts).
     await runWhileLeader({ databaseUrl: rt.config.databaseUrl, signal: ctl.signal, logger: rt.logger }, (signal) =>
-      followWithRetries(() => ingester.run(poller, { startSlot, fromSlot, signal, beforeLive }), {
+      followWithRetries(() => ingester.run(poller, { startSlot, fromSlot, signal, beforeLive, exclusive: zkRepair }), {
         signal,
         logger: rt.logger,
         // After a failure, resume from the checkpoint (what was committed), not from --from-slot again.

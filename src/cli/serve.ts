@@ -33,6 +33,7 @@ import type { Block } from '../core/model.js';
 import { startCommittedFeed, type CommittedFeed } from '../ingest/committed-feed.js';
 import { runWhileLeader } from '../ingest/leadership.js';
 import { createDriftDetector } from '../ingest/drift.js';
+import { createZkRepairWork, type ZkRepairWork } from '../ingest/zk-repair.js';
 import { startRetention } from '../ingest/retention.js';
 import { createTransactionHistory } from '../ingest/transaction-history.js';
 import { createCoverageService } from '../ingest/hydrate.js';
@@ -168,6 +169,7 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
     accountHub?.publish(blocks);
   };
   let ingester: Ingester | null = null;
+  let zkRepair: ZkRepairWork | undefined;
   let poller: ChainSource | null = null;
   let tips: TipWatcher | null = null;
   let ingestDone: Promise<void> = Promise.resolve();
@@ -203,13 +205,12 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
     const startSlot = demo ? demo.startSlot : (config.startSlot ?? (await getTipSlot(url)));
     // An index that begins after the cluster's first slot queues its Bubblegum trees for backfill and reads the ZK
     // Compression trees' history before its first live block (src/ingest/tree-backfill.ts, zk-history.ts).
-    let beforeLive: ((from: number, signal: AbortSignal) => Promise<void>) | undefined;
-    if (config.coverage && config.treeHistory) {
-      const zkClient = createRpcClient({ url, logger });
-      closers.push(() => zkClient.close());
-      const o = { db, ingester, client: zkClient, commitment: config.commitment, concurrency: config.backfillConcurrency, logger };
-      beforeLive = historyBeforeLive(o);
-    }
+    const zkClient = createRpcClient({ url, logger });
+    closers.push(() => zkClient.close());
+    const zk = { db, ingester, client: zkClient, commitment: config.commitment, concurrency: config.backfillConcurrency, logger };
+    const beforeLive = config.coverage && config.treeHistory ? historyBeforeLive(zk) : undefined;
+    // SOLGATE_DRIFT_ZK_REPAIR=rebuild: the ingester rebuilds the ZK Compression trees the drift detector confirms differ.
+    zkRepair = config.driftZkRepair === 'rebuild' ? createZkRepairWork(zk) : undefined;
     // One ingester per PostgreSQL database: in standby (another process holds the lock) this process serves and
     // follows the committed blocks like an API-only one, and takes over from the checkpoint when the holder stops.
     const ing = ingester;
@@ -227,7 +228,7 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
         },
       },
       // A failed run is logged and retried from the checkpoint after a pause (1 s doubling to 30 s).
-      (signal) => followWithRetries(() => ing.run(source, { startSlot, signal, beforeLive }), { signal, logger, minMs: 1000, maxMs: 30_000 }).then(() => {}),
+      (signal) => followWithRetries(() => ing.run(source, { startSlot, signal, beforeLive, exclusive: zkRepair }), { signal, logger, minMs: 1000, maxMs: 30_000 }).then(() => {}),
     );
   }
 
@@ -266,7 +267,10 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
   // The drift detector: samples of the index compared with the cluster at the same slot (src/ingest/drift.ts).
   if (ingester && rpcUrl && config.driftIntervalMs > 0) {
     const driftClient = createRpcClient({ url: rpcUrl, maxRetries: 3, logger });
-    const drift = createDriftDetector({ db, client: driftClient, ingester, commitment: config.commitment, sample: config.driftSample, intervalMs: config.driftIntervalMs, logger });
+    const drift = createDriftDetector({
+      db, client: driftClient, ingester, commitment: config.commitment, sample: config.driftSample, intervalMs: config.driftIntervalMs, logger,
+      zkRepair: config.driftZkRepair, onZkRepair: () => zkRepair?.wake(),
+    });
     drift.start();
     closers.push(() => drift.stop(), () => driftClient.close());
   }

@@ -23,6 +23,8 @@ export interface Config {
   grpcToken: string | undefined;
   driftIntervalMs: number;
   driftSample: number;
+  /** SOLGATE_DRIFT_ZK_REPAIR: `rebuild` = the ingester rebuilds the ZK Compression trees the drift detector confirms differ. */
+  driftZkRepair: 'off' | 'rebuild';
   retentionHistorySlots: number;
   retentionUsageDays: number;
   partitionSlots: number;
@@ -140,6 +142,11 @@ function bool(name: string, v: string): boolean {
   return v === 'true';
 }
 
+function oneOf<T extends string>(name: string, v: string, values: readonly T[]): T {
+  if (!(values as readonly string[]).includes(v)) throw new ConfigError(`${name} must be ${values.join(' or ')}, got "${v}"`);
+  return v as T;
+}
+
 /** An http(s) URL prefix that a path is appended to (a trailing `/` is added when missing). */
 function gatewayUrl(name: string, v: string): string {
   let u: URL;
@@ -228,6 +235,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     grpcToken: get('SOLGATE_GRPC_TOKEN'),
     driftIntervalMs: int('SOLGATE_DRIFT_INTERVAL_MS', get('SOLGATE_DRIFT_INTERVAL_MS')!, 0),
     driftSample: int('SOLGATE_DRIFT_SAMPLE', get('SOLGATE_DRIFT_SAMPLE')!, 1, 10_000),
+    driftZkRepair: oneOf('SOLGATE_DRIFT_ZK_REPAIR', get('SOLGATE_DRIFT_ZK_REPAIR')!, ['off', 'rebuild'] as const),
     retentionHistorySlots: int('SOLGATE_RETENTION_HISTORY_SLOTS', get('SOLGATE_RETENTION_HISTORY_SLOTS')!, 0),
     retentionUsageDays: usageDays(get('SOLGATE_RETENTION_USAGE_DAYS')!),
     partitionSlots: int('SOLGATE_PARTITION_SLOTS', get('SOLGATE_PARTITION_SLOTS')!, 1),

@@ -182,6 +182,21 @@ export const driftMismatches = new Counter({
   registers: [registry],
 });
 
+/** Automatic rebuilds of the ZK Compression trees' state (SOLGATE_DRIFT_ZK_REPAIR=rebuild, src/ingest/zk-repair.ts), by outcome. */
+export const zkRepairs = new Counter({
+  name: 'solgate_drift_zk_repairs_total',
+  help: 'Automatic rebuilds of the ZK Compression trees\' state the ingester ran for a confirmed drift mismatch, by outcome (done, truncated: the cluster no longer serves the whole history, failed: tried again later, superseded: the trees were rebuilt since)',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});
+
+/** 1 while the ingester is paused for an automatic ZK Compression rebuild. */
+export const zkRepairRunning = new Gauge({
+  name: 'solgate_drift_zk_repair_running',
+  help: '1 while this process\'s ingester is paused for an automatic rebuild of the ZK Compression trees\' state (no block is written meanwhile)',
+  registers: [registry],
+});
+
 /** Partitions of the append-only tables created ahead of the values written (src/ingest/retention.ts), by family. */
 export const partitionsCreated = new Counter({
   name: 'solgate_partitions_created_total',

@@ -17,7 +17,9 @@
  * counted in `solgate_drift_checked_total{kind}`. Accounts are repaired by writing the cluster's state at S through
  * the ingester's account path (position-guarded: never over a newer write; a token account the cluster no longer has
  * is closed; DAS rows are derived again); a Bubblegum tree is queued for the history backfill; ZK Compression trees
- * and accounts are only reported.
+ * and accounts are reported, and with `zkRepair: 'rebuild'` (SOLGATE_DRIFT_ZK_REPAIR) a tree found differing again
+ * by a later round (not found agreeing in between) has a rebuild requested (zk_repairs), which the ingester runs
+ * between two blocks (src/ingest/zk-repair.ts). While the trees' history is being read (a rebuild), they are not judged.
  */
 import type { Logger } from 'pino';
 import type { AccountUpdate } from '../core/model.js';
@@ -29,10 +31,13 @@ import type { PollerCommitment, RpcClient } from '../sources/rpc-client.js';
 import { enqueueRepair } from '../store/backfill.js';
 import { getCheckpoint } from '../store/chain.js';
 import type { Db } from '../store/db.js';
+import { getZkHistory } from '../store/zk/history.js';
+import { requestZkRepair } from '../store/zk/repair.js';
 import { assetOwnerProbe } from './drift/assets.js';
 import { solBalanceProbe, tokenAccountProbe } from './drift/tokens.js';
 import { cnftTreeProbe, zkTreeProbe } from './drift/trees.js';
 import type { DriftKind, DriftMismatch, DriftRound } from './drift/types.js';
+import type { ZkRepairMode } from './zk-repair.js';
 
 export type { DriftAction, DriftKind, DriftMismatch } from './drift/types.js';
 
@@ -53,6 +58,10 @@ export interface DriftOptions {
   catchUpMs?: number;
   /** Where a round's sample starts (default random); tests pin it. */
   startAt?: () => string;
+  /** SOLGATE_DRIFT_ZK_REPAIR (default off): `rebuild` requests the ingester's rebuild of a ZK Compression tree found differing twice. */
+  zkRepair?: ZkRepairMode;
+  /** Called once a rebuild was requested (this process's ingester then looks for the request at once). */
+  onZkRepair?: () => void;
 }
 
 export interface DriftReport {
@@ -66,6 +75,8 @@ export interface DriftReport {
   repaired: number;
   /** Trees queued for the history backfill (action `queued`). */
   queued: number;
+  /** ZK Compression trees whose rebuild this round requested (their mismatches' action `queued`). */
+  rebuild: string[];
 }
 
 export interface DriftDetector {
@@ -89,6 +100,9 @@ export function createDriftDetector(o: DriftOptions): DriftDetector {
   const n = o.sample ?? 100;
   const trees = o.treeSample ?? 2;
   const catchUpMs = o.catchUpMs ?? 30_000;
+  // ZK Compression trees found differing and not found agreeing since, with the trees' history state
+  // (zk_history.origin) they were judged on: a mismatch found again by a later round on the same state is confirmed.
+  let suspects: { basis: number | null; trees: Set<string> } = { basis: null, trees: new Set() };
 
   async function waitForIndex(slot: number, signal?: AbortSignal): Promise<boolean> {
     const end = Date.now() + catchUpMs;
@@ -100,13 +114,18 @@ export function createDriftDetector(o: DriftOptions): DriftDetector {
   }
 
   async function runOnce(signal?: AbortSignal): Promise<DriftReport> {
-    const report: DriftReport = { slot: null, checked: 0, skipped: 0, mismatches: [], repaired: 0, queued: 0 };
+    const report: DriftReport = { slot: null, checked: 0, skipped: 0, mismatches: [], repaired: 0, queued: 0, rebuild: [] };
     const from = (o.startAt ?? randomStart)();
     const checkpoint = await getCheckpoint(o.db);
     if (checkpoint === null) return report;
+    // While the trees' history is being read (a rebuild), their state is incomplete by design: not judged.
+    const zkState = await getZkHistory(o.db);
+    const zkJudged = zkState?.status !== 'running';
+    const basis = zkState?.origin ?? null;
+    if (suspects.basis !== basis) suspects = { basis, trees: new Set() };
     const probes = (await Promise.all([
       solBalanceProbe(o.db, from, n), tokenAccountProbe(o.db, from, n), assetOwnerProbe(o.db, from, n),
-      cnftTreeProbe(o.db, from, trees), zkTreeProbe(o.db, from, trees, n),
+      cnftTreeProbe(o.db, from, trees), ...(zkJudged ? [zkTreeProbe(o.db, from, trees, n, [...suspects.trees])] : []),
     ])).filter((p) => p.requests.length);
     if (!probes.length) return report;
     const opts = { commitment: o.commitment, signal };
@@ -120,6 +139,11 @@ export function createDriftDetector(o: DriftOptions): DriftDetector {
     report.slot = slot;
     const rewrites = new Map<string, AccountUpdate>();
     const backfill = new Set<string>();
+    const differing = new Set<string>();
+    const agreeing = new Set<string>();
+    const confirmed = new Set<string>();
+    // A rebuild cannot complete from a cluster that no longer serves the trees' whole history (zk_history truncated).
+    const rebuild = o.zkRepair === 'rebuild' && zkState?.status !== 'truncated';
     for (const [i, probe] of probes.entries()) {
       const round: DriftRound = {
         db: o.db, client: o.client, commitment: o.commitment, signal, slot,
@@ -137,6 +161,13 @@ export function createDriftDetector(o: DriftOptions): DriftDetector {
           if (!prev || prev.slot < state.slot || (prev.slot === state.slot && prev.owner === SYSTEM_PROGRAM && !prev.data.length)) rewrites.set(state.pubkey, state);
         },
         queueBackfill: (tree) => void backfill.add(tree),
+        zkAction: (tree) => {
+          differing.add(tree);
+          if (!rebuild || !suspects.trees.has(tree)) return 'reported';
+          confirmed.add(tree);
+          return 'queued';
+        },
+        zkAgrees: (tree) => void agreeing.add(tree),
       };
       await probe.compare(round);
     }
@@ -149,6 +180,15 @@ export function createDriftDetector(o: DriftOptions): DriftDetector {
       await o.ingester.settle?.();
     }
     if (backfill.size) await enqueueRepair(o.db, [...backfill]);
+    if (zkJudged) suspects = { basis, trees: new Set([...[...suspects.trees].filter((t) => !agreeing.has(t)), ...differing]) };
+    if (confirmed.size) {
+      report.rebuild = [...confirmed].sort();
+      const recorded = await requestZkRepair(o.db, { trees: report.rebuild, slot, basis });
+      o.logger?.warn({ trees: report.rebuild, slot }, recorded
+        ? 'drift: ZK Compression trees differ from the cluster again (a confirmed mismatch); the ingester will rebuild their state'
+        : 'drift: ZK Compression trees differ from the cluster again; their rebuild is already requested');
+      o.onZkRepair?.();
+    }
     report.repaired = report.mismatches.filter((m) => m.action === 'rewritten').length;
     report.queued = backfill.size;
     return report;

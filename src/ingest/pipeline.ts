@@ -93,6 +93,20 @@ export interface RunOptions {
    * Compression trees').
    */
   beforeLive?: (from: number, signal: AbortSignal) => Promise<void>;
+  /** Work run between two batches with no block written meanwhile (see {@link ExclusiveWork}). */
+  exclusive?: ExclusiveWork;
+}
+
+/**
+ * Work that needs the index to stand still (an automatic ZK Compression rebuild, src/ingest/zk-repair.ts). `run`
+ * follows asks `due` before each batch (and every `idleMs` while no block comes); when it answers true, the write in
+ * flight commits first, then `run` runs at that checkpoint while no block is written (blocks read meanwhile wait in
+ * the queue, the reader pausing once it is full), and following resumes from the checkpoint with the next block.
+ */
+export interface ExclusiveWork {
+  due(): Promise<boolean>;
+  run(signal: AbortSignal): Promise<void>;
+  idleMs: number;
 }
 
 export interface IngesterOptions {
@@ -306,9 +320,18 @@ export function createIngester(db: Db, logger?: Logger, opts: IngesterOptions = 
       let inflight: Promise<void> | null = null;
       try {
         while (true) {
+          if (opts.exclusive && (await opts.exclusive.due())) {
+            if (inflight) await inflight;
+            inflight = null;
+            await opts.exclusive.run(signal);
+            continue;
+          }
           if (!queue.length) {
             if (done) break;
-            await new Promise<void>((r) => (wake = r));
+            await new Promise<void>((r) => {
+              wake = r;
+              if (opts.exclusive) setTimeout(r, opts.exclusive.idleMs).unref();
+            });
             continue;
           }
           const batch = queue.splice(0, maxBatch);

@@ -10,10 +10,12 @@
  *   history backfill (src/ingest/backfill.ts; also a tree whose backfill finished), which writes every transaction of
  *   the tree the index lacks, before the origin and from it up to the checkpoint. A damaged node row whose
  *   transactions are all indexed is not rewritten: later rounds report it again.
- * - ZK Compression V1 state trees (Light's StateMerkleTreeAccount, root history): reported only. Re-reading a tree's
- *   history (src/ingest/zk-history.ts) is only safe before live ingestion writes its first block; V2 batched trees are
- *   not compared. In a tree whose root agrees, sampled unspent compressed accounts must be in it: the account's hash
- *   is its leaf, and the leaf's proof from the indexed nodes verifies against that root (`zk_account_hash`, reported).
+ * - ZK Compression V1 state trees (Light's StateMerkleTreeAccount, root history): reported; with
+ *   SOLGATE_DRIFT_ZK_REPAIR=rebuild, a tree found differing again by a later round (trees found differing stay
+ *   suspect, and sampled first, until a round finds them agreeing) has the ingester rebuild the trees' state between
+ *   two blocks (src/ingest/zk-repair.ts): a tree's history can only be applied in order while live ingestion does not
+ *   write. V2 batched trees are not compared here. In a tree whose root agrees, sampled unspent compressed accounts must be in it: the account's hash is
+ *   its leaf, and the leaf's proof from the indexed nodes verifies against that root (`zk_account_hash`).
  */
 import { SYSTEM_PROGRAM } from '../../core/programs.js';
 import { base58ToBytes, bytesToBase58 } from '../../core/encoding.js';
@@ -25,7 +27,7 @@ import { readCnftRoots, sampleCnftTrees, sampleZkLeaves } from '../../store/drif
 import { getNodeHashes } from '../../store/zk/state-tree.js';
 import { getTreesWithRoots, listTrees } from '../../store/zk/trees.js';
 import { TREE_TYPE } from '../../store/zk/types.js';
-import type { DriftKind, DriftProbe, DriftRound } from './types.js';
+import type { DriftAction, DriftKind, DriftProbe, DriftRound } from './types.js';
 
 interface Roots {
   sequenceNumber: number;
@@ -38,7 +40,7 @@ type Verdict = 'agrees' | 'differs' | 'skipped' | 'unjudged';
 /** Judges one tree's indexed root against the cluster's roots. */
 function judgeRoot(
   r: DriftRound, kind: DriftKind, tree: string, indexed: { hash: string; seq: number } | undefined, chain: Roots | null,
-  action: 'queued' | 'reported',
+  action: () => DriftAction,
 ): Verdict {
   const state = r.states.get(tree);
   if (!indexed || !state || !chain) return 'unjudged';
@@ -49,7 +51,7 @@ function judgeRoot(
   r.checked(kind);
   if (indexed.seq === chain.sequenceNumber && indexed.hash === chain.root) return 'agrees';
   r.mismatch({
-    kind, address: tree, slot: state.slot, action,
+    kind, address: tree, slot: state.slot, action: action(),
     indexed: { root: indexed.hash, seq: indexed.seq },
     cluster: { root: chain.root, seq: chain.sequenceNumber, rootAtIndexedSeq: chain.rootAt(indexed.seq) },
   });
@@ -66,17 +68,21 @@ export async function cnftTreeProbe(db: Db, from: string, n: number): Promise<Dr
       for (const tree of trees) {
         const state = r.states.get(tree);
         const chain = state ? parseMerkleTreeRoots(state.data) : null;
-        if (judgeRoot(r, 'cnft_tree_root', tree, roots.get(tree), chain, 'queued') === 'differs') r.queueBackfill(tree);
+        if (judgeRoot(r, 'cnft_tree_root', tree, roots.get(tree), chain, () => 'queued') === 'differs') r.queueBackfill(tree);
       }
     },
   };
 }
 
-/** `trees` ZK Compression V1 state trees from `from` on; in each whose root agrees, up to `leaves` of its accounts. */
-export async function zkTreeProbe(db: Db, from: string, trees: number, leaves: number): Promise<DriftProbe> {
+/**
+ * `first` (trees found differing by the previous round), then `trees` ZK Compression V1 state trees from `from` on; in
+ * each whose root agrees, up to `leaves` of its accounts.
+ */
+export async function zkTreeProbe(db: Db, from: string, trees: number, leaves: number, first: readonly string[] = []): Promise<DriftProbe> {
   const all = (await listTrees(db)).filter((t) => t.treeType === TREE_TYPE.StateV1).map((t) => t.tree).sort();
   const at = all.findIndex((t) => t >= from);
-  const sample = (at < 0 ? all : [...all.slice(at), ...all.slice(0, at)]).slice(0, trees);
+  const known = new Set(all);
+  const sample = [...new Set([...first.filter((t) => known.has(t)), ...(at < 0 ? all : [...all.slice(at), ...all.slice(0, at)]).slice(0, trees)])];
   // Where in each tree the accounts' sample starts: from the round's starting point, so a pinned one pins it.
   const fraction = Math.max(0, '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz'.indexOf(from[0] ?? '1')) / 58;
   return {
@@ -89,30 +95,36 @@ export async function zkTreeProbe(db: Db, from: string, trees: number, leaves: n
         const root = roots.get(tree);
         const indexed = root && root.seq !== null ? { hash: bytesToBase58(root.hash), seq: root.seq } : undefined;
         const chain = state ? parseLightStateTreeRoots(state.owner, state.data) : null;
-        const verdict = judgeRoot(r, 'zk_tree_root', tree, indexed, chain, 'reported');
-        if (verdict === 'agrees' && state && rows.get(tree)) await checkLeaves(r, tree, rows.get(tree)!.height, fraction, leaves, state.slot);
+        const verdict = judgeRoot(r, 'zk_tree_root', tree, indexed, chain, () => r.zkAction(tree));
+        if (verdict === 'agrees' && state && rows.get(tree) && (await checkLeaves(r, tree, rows.get(tree)!.height, fraction, leaves, state.slot))) r.zkAgrees(tree);
       }
     },
   };
 }
 
-/** Sampled unspent accounts of `tree` (whose root agrees with the cluster's): each hash is its leaf and proves to the root. */
-async function checkLeaves(r: DriftRound, tree: string, height: number, fraction: number, n: number, slot: number): Promise<void> {
+/**
+ * Sampled unspent accounts of `tree` (whose root agrees with the cluster's): each hash is its leaf and proves to the
+ * root. True when all do.
+ */
+async function checkLeaves(r: DriftRound, tree: string, height: number, fraction: number, n: number, slot: number): Promise<boolean> {
   const leaves = await sampleZkLeaves(r.db, Buffer.from(base58ToBytes(tree)).toString('hex'), fraction, n);
-  if (!leaves.length) return;
+  if (!leaves.length) return true;
   await initPoseidon();
   const keys = new Map([[tree, [1, ...leaves.flatMap((l) => [leafNodeIndex(l.leafIndex, height), ...proofNodeIndexes(l.leafIndex, height)])]]]);
   const nodes = (await getNodeHashes(r.db, keys)).get(tree);
   const read = leaves.map((l) => readLightProofNodes(l.leafIndex, height, (i) => nodes?.get(i)?.hash));
   const verified = verifyLightProofsBatch(read.map((p, i) => ({ leaf: p.leaf, siblings: p.siblings, root: p.root, leafIndex: leaves[i].leafIndex })));
+  let agrees = true;
   leaves.forEach((l, i) => {
     r.checked('zk_account_hash');
     const isLeaf = Buffer.from(read[i].leaf).equals(Buffer.from(l.hash));
     if (isLeaf && verified[i]) return;
+    agrees = false;
     r.mismatch({
-      kind: 'zk_account_hash', address: bytesToBase58(l.hash), slot, action: 'reported',
+      kind: 'zk_account_hash', address: bytesToBase58(l.hash), slot, action: r.zkAction(tree),
       indexed: { tree, leafIndex: l.leafIndex, leaf: bytesToBase58(read[i].leaf), proofVerifies: verified[i] },
       cluster: { root: bytesToBase58(read[i].root) },
     });
   });
+  return agrees;
 }

@@ -17,7 +17,10 @@ export type DriftKind =
   | 'zk_tree_root'
   | 'zk_account_hash';
 
-/** What was done about a mismatch: the cluster's state written, the tree queued for its history backfill, or only reported. */
+/**
+ * What was done about a mismatch: the cluster's state written, the tree queued for its history backfill (Bubblegum) or
+ * for the ingester's rebuild of the ZK Compression trees (SOLGATE_DRIFT_ZK_REPAIR=rebuild, confirmed), or only reported.
+ */
 export type DriftAction = 'rewritten' | 'queued' | 'reported';
 
 export interface DriftMismatch {
@@ -48,6 +51,14 @@ export interface DriftRound {
   rewrite(state: AccountUpdate): void;
   /** Trees to queue for the history backfill. */
   queueBackfill(tree: string): void;
+  /**
+   * The action on a mismatch of ZK Compression tree `tree` (called once a mismatch is found): `queued` when the
+   * automatic rebuild is on and an earlier round found the tree differing too, and none agreeing since (the rebuild is
+   * then requested), else `reported`.
+   */
+  zkAction(tree: string): DriftAction;
+  /** ZK Compression tree `tree` was judged and agrees (its root, and its sampled accounts' leaves). */
+  zkAgrees(tree: string): void;
 }
 
 export interface DriftProbe {
