@@ -18,11 +18,12 @@
  *
  *   npm run bench -- das [--assets 1000000] [--seed 7] [--keep] [--fresh] [--duration 10] [--warmup 2]
  *                        [--connections 10] [--pool 10] [--min-requests 50] [--max-duration 60] [--refresh-batch 2000]
- *                        [--explain] [--cases a,b] [--no-load]
+ *                        [--explain] [--cases a,b] [--no-load] [--cpu-prof DIR]
  *
  * --keep keeps the database (solgate_bench_das_<assets>_s<seed>) and reuses it on the next run when it holds the
  * same dataset (no regeneration; a run interrupted after generation resumes at the index refresh); --fresh forces
  * regeneration. --cases runs only the cases whose names contain one of the given words (the ceiling always runs).
+ * --cpu-prof writes a CPU profile of the gateway's process (`node --cpu-prof`) into DIR when it stops.
  * DATABASE_URL names the server (default postgres://postgres@127.0.0.1:5432/postgres); the benchmark's database is
  * created next to it and dropped at the end unless kept.
  */
@@ -243,6 +244,7 @@ export async function run(argv: string[] = []): Promise<DasResult> {
         label: 'das', db, serverScript: join(here, 'gen', 'das-server.ts'), databaseUrl: bench.url, children, cases, settings: opts,
         warmUps: [{ case: ceilingCase, seconds: 5 }, ...(getAssetCase ? [{ case: getAssetCase, seconds: 5 }] : [])],
         log,
+        cpuProfDir: typeof flags['cpu-prof'] === 'string' ? flags['cpu-prof'] : undefined,
       });
       const ceil = { before, after, reqPerSec: (before.reqPerSec + after.reqPerSec) / 2, p50Ms: (before.p50Ms + after.p50Ms) / 2 };
       result.ceiling = ceil;

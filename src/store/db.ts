@@ -6,6 +6,7 @@
  * fees, times — all far below 2^53); u64 token amounts are stored as NUMERIC and come back as strings.
  */
 import pg from 'pg';
+import { createHash } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.js';
 import { initPgliteDataDir } from './pglite-init.js';
@@ -15,10 +16,23 @@ export interface QueryResult<T> {
   rows: T[];
 }
 
+export interface QueryOptions {
+  /**
+   * Keep the statement's plan (PostgreSQL: a named prepared statement per pool connection, so a statement run again
+   * on that connection is not planned again). For hot reads whose text repeats and whose planning is a large part of
+   * their time. Ignored by PGlite and inside transactions; a process prepares at most {@link MAX_PREPARED} texts,
+   * later ones run unprepared (docs/configuration.md, DATABASE_POOL_SIZE).
+   */
+  prepare?: boolean;
+}
+
 /** Something that runs SQL: the database itself or an open transaction. */
 export interface Queryable {
-  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<QueryResult<T>>;
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[], opts?: QueryOptions): Promise<QueryResult<T>>;
 }
+
+/** How many distinct statement texts a process prepares (each is kept by every pool connection that ran it). */
+export const MAX_PREPARED = 200;
 
 export interface Db extends Queryable {
   readonly kind: 'postgres' | 'pglite';
@@ -107,11 +121,29 @@ function openPostgres(url: string, max: number): Db {
   const pool = new pg.Pool({ connectionString: url, max, connectionTimeoutMillis: 10_000 });
   // An idle client's error (server restart) must not crash the process; the next query reconnects.
   pool.on('error', () => {});
+  // Statement text → its prepared name; null: not prepared (over the cap, or its plan could not be kept).
+  const names = new Map<string, string | null>();
+  const statementName = (sql: string): string | null => {
+    let name = names.get(sql);
+    if (name !== undefined) return name;
+    name = names.size < MAX_PREPARED ? `sg_${createHash('sha1').update(sql).digest('base64url').slice(0, 24)}` : null;
+    names.set(sql, name);
+    return name;
+  };
   return {
     kind: 'postgres',
-    async query<T>(sql: string, params?: unknown[]) {
-      const r = await pool.query(sql, params as unknown[]);
-      return { rows: r.rows as T[] };
+    async query<T>(sql: string, params?: unknown[], opts?: QueryOptions) {
+      const name = opts?.prepare ? statementName(sql) : null;
+      if (name === null) return { rows: (await pool.query(sql, params as unknown[])).rows as T[] };
+      try {
+        return { rows: (await pool.query({ name, text: sql, values: params as unknown[] })).rows as T[] };
+      } catch (e) {
+        // A table it reads changed shape under it (a migration while running): "cached plan must not change result
+        // type" on that connection from now on. Run it unprepared from here.
+        if ((e as { code?: string }).code !== '0A000') throw e;
+        names.set(sql, null);
+        return { rows: (await pool.query(sql, params as unknown[])).rows as T[] };
+      }
     },
     async tx<T>(fn: (q: Queryable) => Promise<T>) {
       const client = await pool.connect();
