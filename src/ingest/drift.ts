@@ -11,7 +11,9 @@
  * - `sol_balance`, `token_account`: SOL balances and open token accounts (drift/tokens.ts);
  * - `asset_owner`, `core_asset_owner`: owners of token-backed and MPL Core DAS assets (drift/assets.ts);
  * - `cnft_tree_root`, `zk_tree_root`: roots of Bubblegum trees and ZK Compression V1 state trees; `zk_account_hash`:
- *   compressed accounts of a tree whose root agrees, whose hash must be their leaf and prove to that root (drift/trees.ts).
+ *   compressed accounts of a tree whose root agrees, whose hash must be their leaf and prove to that root (drift/trees.ts);
+ * - `zk_batched_tree_root`, `zk_address_tree_root`: roots of V2 batched state trees and of V1 / V2 address trees;
+ *   `zk_address_element`: elements of an address tree whose root agrees, each a leaf proving to it (drift/zk-v2.ts).
  *
  * A difference is logged with both values and counted in `solgate_drift_mismatches_total{kind}`; compared rows are
  * counted in `solgate_drift_checked_total{kind}`. Accounts are repaired by writing the cluster's state at S through
@@ -36,6 +38,7 @@ import { requestZkRepair } from '../store/zk/repair.js';
 import { assetOwnerProbe } from './drift/assets.js';
 import { solBalanceProbe, tokenAccountProbe } from './drift/tokens.js';
 import { cnftTreeProbe, zkTreeProbe } from './drift/trees.js';
+import { zkV2TreeProbe } from './drift/zk-v2.js';
 import type { DriftKind, DriftMismatch, DriftRound } from './drift/types.js';
 import type { ZkRepairMode } from './zk-repair.js';
 
@@ -90,7 +93,10 @@ const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 const randomStart = () => Array.from({ length: 3 }, () => BASE58[Math.floor(Math.random() * BASE58.length)]).join('');
 
 /** Every kind, so /metrics shows each one's counters from the start (at 0). */
-const KINDS: readonly DriftKind[] = ['sol_balance', 'token_account', 'asset_owner', 'core_asset_owner', 'cnft_tree_root', 'zk_tree_root', 'zk_account_hash'];
+const KINDS: readonly DriftKind[] = [
+  'sol_balance', 'token_account', 'asset_owner', 'core_asset_owner', 'cnft_tree_root', 'zk_tree_root', 'zk_account_hash',
+  'zk_batched_tree_root', 'zk_address_tree_root', 'zk_address_element',
+];
 
 export function createDriftDetector(o: DriftOptions): DriftDetector {
   for (const kind of KINDS) {
@@ -126,6 +132,7 @@ export function createDriftDetector(o: DriftOptions): DriftDetector {
     const probes = (await Promise.all([
       solBalanceProbe(o.db, from, n), tokenAccountProbe(o.db, from, n), assetOwnerProbe(o.db, from, n),
       cnftTreeProbe(o.db, from, trees), ...(zkJudged ? [zkTreeProbe(o.db, from, trees, n, [...suspects.trees])] : []),
+      ...(zkJudged ? [zkV2TreeProbe(o.db, from, trees, n, [...suspects.trees])] : []),
     ])).filter((p) => p.requests.length);
     if (!probes.length) return report;
     const opts = { commitment: o.commitment, signal };

@@ -85,7 +85,7 @@ export async function readCnftRoots(q: Queryable, trees: string[]): Promise<Map<
 }
 
 /**
- * Up to `n` unspent compressed accounts of `tree` that have a leaf, in leaf order from the leaf at `fraction` of the
+ * Up to `n` unspent compressed accounts of `tree` that have a leaf (V2: appended, not waiting in the output queue), in leaf order from the leaf at `fraction` of the
  * tree's highest indexed leaf (wrapping to the start): hash and leaf index (index scans on (tree, leaf_index)).
  */
 export async function sampleZkLeaves(q: Queryable, treeHex: string, fraction: number, n: number): Promise<{ hash: Uint8Array; leafIndex: number }[]> {
@@ -94,10 +94,40 @@ export async function sampleZkLeaves(q: Queryable, treeHex: string, fraction: nu
   if (top === null) return [];
   const start = Math.floor(Number(top) * Math.min(Math.max(fraction, 0), 1));
   const pick = (cond: string) =>
-    `(SELECT hash, leaf_index::text AS leaf_index FROM zk_accounts WHERE tree = decode($1, 'hex') AND ${cond} AND NOT spent ORDER BY leaf_index LIMIT $3)`;
+    `(SELECT hash, leaf_index::text AS leaf_index FROM zk_accounts
+       WHERE tree = decode($1, 'hex') AND ${cond} AND NOT spent AND NOT in_output_queue ORDER BY leaf_index LIMIT $3)`;
   const picked = await q.query<{ hash: Uint8Array; leaf_index: string }>(
     `${pick('leaf_index >= $2')} UNION ALL ${pick('leaf_index < $2')}`,
     [treeHex, start, n],
   );
   return picked.rows.slice(0, n).map((r) => ({ hash: new Uint8Array(r.hash), leafIndex: Number(r.leaf_index) }));
+}
+
+/** An indexed (address) tree element as sampled: leaf index, value and successor (32-byte big-endian values). */
+export interface SampledIndexedElement {
+  leafIndex: number;
+  value: Uint8Array;
+  nextIndex: number;
+  nextValue: Uint8Array;
+}
+
+/**
+ * Up to `n` elements of the indexed (address) tree `tree` in leaf order from the leaf at `fraction` of its highest
+ * indexed leaf (wrapping to the start): index scans on the (tree, leaf_index) key.
+ */
+export async function sampleIndexedElements(q: Queryable, treeHex: string, fraction: number, n: number): Promise<SampledIndexedElement[]> {
+  const { rows } = await q.query<{ m: string | null }>(`SELECT max(leaf_index)::text AS m FROM zk_indexed_elements WHERE tree = decode($1, 'hex')`, [treeHex]);
+  const top = rows[0]?.m ?? null;
+  if (top === null) return [];
+  const start = Math.floor(Number(top) * Math.min(Math.max(fraction, 0), 1));
+  const pick = (cond: string) =>
+    `(SELECT leaf_index::text AS leaf_index, value, next_index::text AS next_index, next_value FROM zk_indexed_elements
+       WHERE tree = decode($1, 'hex') AND ${cond} ORDER BY leaf_index LIMIT $3)`;
+  const picked = await q.query<{ leaf_index: string; value: Uint8Array; next_index: string; next_value: Uint8Array }>(
+    `${pick('leaf_index >= $2')} UNION ALL ${pick('leaf_index < $2')}`,
+    [treeHex, start, n],
+  );
+  return picked.rows.slice(0, n).map((r) => ({
+    leafIndex: Number(r.leaf_index), value: new Uint8Array(r.value), nextIndex: Number(r.next_index), nextValue: new Uint8Array(r.next_value),
+  }));
 }

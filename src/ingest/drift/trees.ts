@@ -14,20 +14,20 @@
  *   SOLGATE_DRIFT_ZK_REPAIR=rebuild, a tree found differing again by a later round (trees found differing stay
  *   suspect, and sampled first, until a round finds them agreeing) has the ingester rebuild the trees' state between
  *   two blocks (src/ingest/zk-repair.ts): a tree's history can only be applied in order while live ingestion does not
- *   write. V2 batched trees are not compared here. In a tree whose root agrees, sampled unspent compressed accounts must be in it: the account's hash is
- *   its leaf, and the leaf's proof from the indexed nodes verifies against that root (`zk_account_hash`).
+ *   write. (V2 batched state trees and address trees: drift/zk-v2.ts.) In a tree whose root agrees, sampled unspent
+ *   compressed accounts must be in it: the account's hash is its leaf, and the leaf's proof from the indexed nodes
+ *   verifies against that root (`zk_account_hash`).
  */
 import { SYSTEM_PROGRAM } from '../../core/programs.js';
 import { base58ToBytes, bytesToBase58 } from '../../core/encoding.js';
 import { parseMerkleTreeRoots } from '../../parsers/account-compression/tree-roots.js';
 import { parseLightStateTreeRoots } from '../../parsers/light-trees/roots.js';
-import { initPoseidon, leafNodeIndex, proofNodeIndexes, readLightProofNodes, verifyLightProofsBatch } from '../../proofs/light/index.js';
 import type { Db } from '../../store/db.js';
 import { readCnftRoots, sampleCnftTrees, sampleZkLeaves } from '../../store/drift.js';
-import { getNodeHashes } from '../../store/zk/state-tree.js';
 import { getTreesWithRoots, listTrees } from '../../store/zk/trees.js';
 import { TREE_TYPE } from '../../store/zk/types.js';
 import type { DriftAction, DriftKind, DriftProbe, DriftRound } from './types.js';
+import { readLeafProofs } from './zk-leaves.js';
 
 interface Roots {
   sequenceNumber: number;
@@ -37,8 +37,8 @@ interface Roots {
 
 type Verdict = 'agrees' | 'differs' | 'skipped' | 'unjudged';
 
-/** Judges one tree's indexed root against the cluster's roots. */
-function judgeRoot(
+/** Judges one tree's indexed root against the cluster's roots (also the ZK Compression V2 / address trees': zk-v2.ts). */
+export function judgeRoot(
   r: DriftRound, kind: DriftKind, tree: string, indexed: { hash: string; seq: number } | undefined, chain: Roots | null,
   action: () => DriftAction,
 ): Verdict {
@@ -103,17 +103,13 @@ export async function zkTreeProbe(db: Db, from: string, trees: number, leaves: n
 }
 
 /**
- * Sampled unspent accounts of `tree` (whose root agrees with the cluster's): each hash is its leaf and proves to the
- * root. True when all do.
+ * Sampled unspent accounts of `tree` (whose root agrees with the cluster's) that are in the tree (V2: appended, not
+ * waiting in the output queue): each hash is its leaf and proves to the root. True when all do.
  */
-async function checkLeaves(r: DriftRound, tree: string, height: number, fraction: number, n: number, slot: number): Promise<boolean> {
+export async function checkLeaves(r: DriftRound, tree: string, height: number, fraction: number, n: number, slot: number): Promise<boolean> {
   const leaves = await sampleZkLeaves(r.db, Buffer.from(base58ToBytes(tree)).toString('hex'), fraction, n);
   if (!leaves.length) return true;
-  await initPoseidon();
-  const keys = new Map([[tree, [1, ...leaves.flatMap((l) => [leafNodeIndex(l.leafIndex, height), ...proofNodeIndexes(l.leafIndex, height)])]]]);
-  const nodes = (await getNodeHashes(r.db, keys)).get(tree);
-  const read = leaves.map((l) => readLightProofNodes(l.leafIndex, height, (i) => nodes?.get(i)?.hash));
-  const verified = verifyLightProofsBatch(read.map((p, i) => ({ leaf: p.leaf, siblings: p.siblings, root: p.root, leafIndex: leaves[i].leafIndex })));
+  const { read, verified } = await readLeafProofs(r.db, tree, height, leaves.map((l) => l.leafIndex));
   let agrees = true;
   leaves.forEach((l, i) => {
     r.checked('zk_account_hash');

@@ -15,7 +15,10 @@ export type DriftKind =
   | 'core_asset_owner'
   | 'cnft_tree_root'
   | 'zk_tree_root'
-  | 'zk_account_hash';
+  | 'zk_account_hash'
+  | 'zk_batched_tree_root'
+  | 'zk_address_tree_root'
+  | 'zk_address_element';
 
 /**
  * What was done about a mismatch: the cluster's state written, the tree queued for its history backfill (Bubblegum) or
