@@ -182,6 +182,17 @@ export const driftMismatches = new Counter({
   registers: [registry],
 });
 
+/**
+ * Bubblegum trees whose indexed root differed from the cluster's and whose nodes the drift detector recomputed from
+ * the indexed leaves (src/ingest/drift/cnft-repair.ts), by outcome.
+ */
+export const driftCnftRepairs = new Counter({
+  name: 'solgate_drift_cnft_repairs_total',
+  help: 'Bubblegum trees the drift detector recomputed from their indexed leaves after a root mismatch, by outcome (rewritten: the recomputed root is the cluster\'s and the differing node rows were rewritten; leaves_differ: the recomputed root is not the cluster\'s either, rows left and the tree queued for its history backfill; too_large: more leaves than the bound, not recomputed; changed: the tree changed while it was read, left for a later round)',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});
+
 /** Automatic rebuilds of the ZK Compression trees' state (SOLGATE_DRIFT_ZK_REPAIR=rebuild, src/ingest/zk-repair.ts), by outcome. */
 export const zkRepairs = new Counter({
   name: 'solgate_drift_zk_repairs_total',

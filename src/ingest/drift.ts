@@ -18,7 +18,8 @@
  * A difference is logged with both values and counted in `solgate_drift_mismatches_total{kind}`; compared rows are
  * counted in `solgate_drift_checked_total{kind}`. Accounts are repaired by writing the cluster's state at S through
  * the ingester's account path (position-guarded: never over a newer write; a token account the cluster no longer has
- * is closed; DAS rows are derived again); a Bubblegum tree is queued for the history backfill; ZK Compression trees
+ * is closed; DAS rows are derived again); a Bubblegum tree's node rows are recomputed from its indexed leaves and
+ * rewritten when that gives the cluster's root (drift/cnft-repair.ts), else it is queued for the history backfill; ZK Compression trees
  * and accounts are reported, and with `zkRepair: 'rebuild'` (SOLGATE_DRIFT_ZK_REPAIR) a tree found differing again
  * by a later round (not found agreeing in between) has a rebuild requested (zk_repairs), which the ingester runs
  * between two blocks (src/ingest/zk-repair.ts). While the trees' history is being read (a rebuild), they are not judged.
@@ -131,7 +132,7 @@ export function createDriftDetector(o: DriftOptions): DriftDetector {
     if (suspects.basis !== basis) suspects = { basis, trees: new Set() };
     const probes = (await Promise.all([
       solBalanceProbe(o.db, from, n), tokenAccountProbe(o.db, from, n), assetOwnerProbe(o.db, from, n),
-      cnftTreeProbe(o.db, from, trees), ...(zkJudged ? [zkTreeProbe(o.db, from, trees, n, [...suspects.trees])] : []),
+      cnftTreeProbe(o.db, from, trees, o.logger), ...(zkJudged ? [zkTreeProbe(o.db, from, trees, n, [...suspects.trees])] : []),
       ...(zkJudged ? [zkV2TreeProbe(o.db, from, trees, n, [...suspects.trees])] : []),
     ])).filter((p) => p.requests.length);
     if (!probes.length) return report;

@@ -6,10 +6,13 @@
  * - The cluster's tree has applied changes up to its sequence number N. An indexed root of a later seq comes from a
  *   change after the cluster's state: skipped. Of seq N, it must be the tree's root; of an earlier seq, the index has
  *   missed changes the cluster had made by then (a mismatch, with the cluster's root at that seq when it still holds it).
- * - Bubblegum trees (spl/mpl-account-compression accounts): a mismatch queues the tree for a repair run of the
- *   history backfill (src/ingest/backfill.ts; also a tree whose backfill finished), which writes every transaction of
- *   the tree the index lacks, before the origin and from it up to the checkpoint. A damaged node row whose
- *   transactions are all indexed is not rewritten: later rounds report it again.
+ * - Bubblegum trees (spl/mpl-account-compression accounts): on a mismatch the tree's nodes are first recomputed from
+ *   its indexed leaves (drift/cnft-repair.ts): when that gives the cluster's root at its sequence number, the node rows
+ *   that differ are rewritten (a damaged node row whose transactions are all indexed; action `rewritten`); otherwise
+ *   (the leaves are wrong or a change is missing; or the tree is too large to recompute, or changed meanwhile) the
+ *   tree is queued for a repair run of the history backfill (src/ingest/backfill.ts; also a tree whose backfill
+ *   finished), which writes every transaction of the tree the index lacks, before the origin and from it up to the
+ *   checkpoint. A damaged node under a root row that agrees is not looked for.
  * - ZK Compression V1 state trees (Light's StateMerkleTreeAccount, root history): reported; with
  *   SOLGATE_DRIFT_ZK_REPAIR=rebuild, a tree found differing again by a later round (trees found differing stay
  *   suspect, and sampled first, until a round finds them agreeing) has the ingester rebuild the trees' state between
@@ -26,6 +29,7 @@ import type { Db } from '../../store/db.js';
 import { readCnftRoots, sampleCnftTrees, sampleZkLeaves } from '../../store/drift.js';
 import { getTreesWithRoots, listTrees } from '../../store/zk/trees.js';
 import { TREE_TYPE } from '../../store/zk/types.js';
+import { repairCnftNodes, type CnftRepairInput } from './cnft-repair.js';
 import type { DriftAction, DriftKind, DriftProbe, DriftRound } from './types.js';
 import { readLeafProofs } from './zk-leaves.js';
 
@@ -58,7 +62,7 @@ export function judgeRoot(
   return 'differs';
 }
 
-export async function cnftTreeProbe(db: Db, from: string, n: number): Promise<DriftProbe> {
+export async function cnftTreeProbe(db: Db, from: string, n: number, logger?: CnftRepairInput['logger']): Promise<DriftProbe> {
   const trees = await sampleCnftTrees(db, from, n);
   return {
     requests: trees.map((pubkey) => ({ pubkey, closedOwner: SYSTEM_PROGRAM })),
@@ -68,7 +72,12 @@ export async function cnftTreeProbe(db: Db, from: string, n: number): Promise<Dr
       for (const tree of trees) {
         const state = r.states.get(tree);
         const chain = state ? parseMerkleTreeRoots(state.data) : null;
-        if (judgeRoot(r, 'cnft_tree_root', tree, roots.get(tree), chain, () => 'queued') === 'differs') r.queueBackfill(tree);
+        const indexed = roots.get(tree);
+        // A root that will be judged differing: its nodes are recomputed from the indexed leaves first (drift/cnft-repair.ts).
+        const differs = indexed && state && chain && indexed.seq <= chain.sequenceNumber && !(indexed.seq === chain.sequenceNumber && indexed.hash === chain.root);
+        const repair = differs ? await repairCnftNodes(r.db, { tree, depth: chain.maxDepth, cluster: { seq: chain.sequenceNumber, root: chain.root }, logger }) : null;
+        const action = repair?.outcome === 'rewritten' ? 'rewritten' : 'queued';
+        if (judgeRoot(r, 'cnft_tree_root', tree, indexed, chain, () => action) === 'differs' && action === 'queued') r.queueBackfill(tree);
       }
     },
   };
