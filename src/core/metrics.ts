@@ -170,7 +170,7 @@ export const wsClosed = new Counter({
 
 export const driftChecked = new Counter({
   name: 'solgate_drift_checked_total',
-  help: 'Indexed rows the drift detector compared with the cluster at the same slot, by kind (sol_balance, token_account, asset_owner, core_asset_owner, cnft_tree_root, zk_tree_root, zk_account_hash)',
+  help: 'Indexed rows the drift detector compared with the cluster at the same slot, by kind (sol_balance, token_account, asset_owner, core_asset_owner, cnft_tree_root, cnft_leaf_proof, zk_tree_root, zk_account_hash, ...)',
   labelNames: ['kind'] as const,
   registers: [registry],
 });
@@ -183,12 +183,12 @@ export const driftMismatches = new Counter({
 });
 
 /**
- * Bubblegum trees whose indexed root differed from the cluster's and whose nodes the drift detector recomputed from
- * the indexed leaves (src/ingest/drift/cnft-repair.ts), by outcome.
+ * Bubblegum trees whose indexed root differed from the cluster's (or a sampled leaf's proof failed) and whose
+ * nodes the drift detector recomputed from the indexed leaves (src/ingest/drift/cnft-repair.ts), by outcome.
  */
 export const driftCnftRepairs = new Counter({
   name: 'solgate_drift_cnft_repairs_total',
-  help: 'Bubblegum trees the drift detector recomputed from their indexed leaves after a root mismatch, by outcome (rewritten: the recomputed root is the cluster\'s and the differing node rows were rewritten; leaves_differ: the recomputed root is not the cluster\'s either, rows left and the tree queued for its history backfill; too_large: more leaves than the bound, not recomputed; changed: the tree changed while it was read, left for a later round)',
+  help: 'Bubblegum trees the drift detector recomputed from their indexed leaves after a root mismatch or a failing leaf proof, by outcome (rewritten: the recomputed root is the cluster\'s and the differing node rows were rewritten; leaves_differ: the recomputed root is not the cluster\'s either, rows left and the tree queued for its history backfill; too_large: more leaves than the bound, not recomputed; changed: the tree changed while it was read, left for a later round)',
   labelNames: ['outcome'] as const,
   registers: [registry],
 });

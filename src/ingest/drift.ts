@@ -10,7 +10,8 @@
  *
  * - `sol_balance`, `token_account`: SOL balances and open token accounts (drift/tokens.ts);
  * - `asset_owner`, `core_asset_owner`: owners of token-backed and MPL Core DAS assets (drift/assets.ts);
- * - `cnft_tree_root`, `zk_tree_root`: roots of Bubblegum trees and ZK Compression V1 state trees; `zk_account_hash`:
+ * - `cnft_tree_root`, `zk_tree_root`: roots of Bubblegum trees and ZK Compression V1 state trees; `cnft_leaf_proof`:
+ *   leaves of a Bubblegum tree whose root agrees, whose proofs from the stored nodes must verify; `zk_account_hash`:
  *   compressed accounts of a tree whose root agrees, whose hash must be their leaf and prove to that root (drift/trees.ts);
  * - `zk_batched_tree_root`, `zk_address_tree_root`: roots of V2 batched state trees and of V1 / V2 address trees;
  *   `zk_address_element`: elements of an address tree whose root agrees, each a leaf proving to it (drift/zk-v2.ts).
@@ -95,7 +96,7 @@ const randomStart = () => Array.from({ length: 3 }, () => BASE58[Math.floor(Math
 
 /** Every kind, so /metrics shows each one's counters from the start (at 0). */
 const KINDS: readonly DriftKind[] = [
-  'sol_balance', 'token_account', 'asset_owner', 'core_asset_owner', 'cnft_tree_root', 'zk_tree_root', 'zk_account_hash',
+  'sol_balance', 'token_account', 'asset_owner', 'core_asset_owner', 'cnft_tree_root', 'cnft_leaf_proof', 'zk_tree_root', 'zk_account_hash',
   'zk_batched_tree_root', 'zk_address_tree_root', 'zk_address_element',
 ];
 
@@ -132,7 +133,7 @@ export function createDriftDetector(o: DriftOptions): DriftDetector {
     if (suspects.basis !== basis) suspects = { basis, trees: new Set() };
     const probes = (await Promise.all([
       solBalanceProbe(o.db, from, n), tokenAccountProbe(o.db, from, n), assetOwnerProbe(o.db, from, n),
-      cnftTreeProbe(o.db, from, trees, o.logger), ...(zkJudged ? [zkTreeProbe(o.db, from, trees, n, [...suspects.trees])] : []),
+      cnftTreeProbe(o.db, from, trees, o.logger, n), ...(zkJudged ? [zkTreeProbe(o.db, from, trees, n, [...suspects.trees])] : []),
       ...(zkJudged ? [zkV2TreeProbe(o.db, from, trees, n, [...suspects.trees])] : []),
     ])).filter((p) => p.requests.length);
     if (!probes.length) return report;

@@ -73,3 +73,21 @@ export async function rewriteNodeRows(q: Queryable, tree: string, rows: readonly
   }
   return written;
 }
+
+/**
+ * Up to `n` level-0 rows of a tree of `depth` in leaf order from the leaf at `fraction` of its highest indexed leaf
+ * (wrapping to the start): primary-key range scans.
+ */
+export async function sampleLeafRows(q: Queryable, tree: string, depth: number, fraction: number, n: number): Promise<StoredNodeRow[]> {
+  if (n <= 0) return [];
+  const { rows } = await q.query<{ m: string | null }>(
+    'SELECT max(node_index)::text AS m FROM cnft_nodes WHERE tree = $1 AND node_index >= $2 AND node_index < $3',
+    [tree, 2 ** depth, 2 ** (depth + 1)],
+  );
+  if (rows[0]?.m === null || rows[0]?.m === undefined) return [];
+  const first = 2 ** depth;
+  const start = first + Math.floor((Number(rows[0].m) - first) * Math.min(Math.max(fraction, 0), 1));
+  const after = await readLeafRows(q, tree, depth, start, n);
+  const before = after.length < n ? (await readLeafRows(q, tree, depth, first, n - after.length)).filter((r) => r.nodeIndex < start) : [];
+  return [...after, ...before];
+}

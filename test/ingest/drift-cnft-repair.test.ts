@@ -8,7 +8,8 @@
  * trees' sequence numbers and roots.
  *
  * Damaged inner nodes (one row deleted) and root rows are found by one round, rewritten to exactly the undamaged rows,
- * getAssetProof answers verify again and a second round finds nothing. A damaged leaf row: the recomputed root is not
+ * getAssetProof answers verify again and a second round finds nothing; a damaged inner node under a root row that agrees
+ * is found through the sampled leaves' proofs (`cnft_leaf_proof`) and rewritten the same way. A damaged leaf row: the recomputed root is not
  * the cluster's, so no row is rewritten (the tree is queued for its history backfill). A rewrite never replaces a row
  * written after it was read.
  */
@@ -116,7 +117,7 @@ beforeAll(async () => {
   await q('UPDATE ingest_checkpoint SET slot = $1', [net.chain.slot]);
   client = createRpcClient({ url: net.url, maxRetries: 2 });
   const ingester = { ingestAccounts: async () => {} };
-  detector = createDriftDetector({ db: ta.t.db, client, ingester, commitment: 'confirmed', sample: 0, treeSample: 100, startAt: () => '1' });
+  detector = createDriftDetector({ db: ta.t.db, client, ingester, commitment: 'confirmed', sample: 100, treeSample: 100, startAt: () => '1' });
 }, 120_000);
 
 afterAll(async () => {
@@ -151,7 +152,7 @@ describe('drift detector: Bubblegum node rows recomputed from the indexed leaves
     const r = await detector.runOnce();
     expect(r.slot).not.toBeNull();
     expect(r.mismatches).toEqual([]);
-    expect(r.checked).toBe(2);
+    expect(r.checked).toBe(2 + 21); // two roots; the trees' 1 + 20 leaves' proofs (cnft_leaf_proof)
     await proofsVerify();
   }, 60_000);
 
@@ -180,7 +181,20 @@ describe('drift detector: Bubblegum node rows recomputed from the indexed leaves
     await proofsVerify();
     const again = await detector.runOnce();
     expect(again.mismatches).toEqual([]);
-    expect(again.checked).toBe(2);
+    expect(again.checked).toBe(2 + 21);
+  }, 60_000);
+
+  it('a damaged inner node under a root row that agrees: a sampled leaf\'s proof fails, and the rows are rewritten', async () => {
+    const undamaged = await nodes();
+    // The level-1 node over leaves 8 and 9: the sibling in the proofs of leaves 10 and 11.
+    await q('UPDATE cnft_nodes SET hash = $2 WHERE tree = $1 AND node_index = $3', [MODEL_TREE, randomKey(), (2 ** DEPTH + 8) / 2]);
+    expect((await callRpc(ta, 'getAssetProofs', { ids: assetIds })).error).toBeDefined();
+    const r = await detector.runOnce();
+    expect(r.mismatches.map((m) => [m.kind, m.address, m.action])).toEqual([['cnft_leaf_proof', MODEL_TREE, 'rewritten']]);
+    expect(r.mismatches[0].indexed).toMatchObject({ leafIndex: 10, failing: 2, proofVerifies: false });
+    expect(await nodes()).toEqual(undamaged);
+    await proofsVerify();
+    expect((await detector.runOnce()).mismatches).toEqual([]);
   }, 60_000);
 
   it('a damaged leaf row: the recomputed root is not the cluster\'s, so nothing is rewritten and the tree is queued', async () => {

@@ -1,5 +1,6 @@
 /**
- * Repair of a Bubblegum tree's node rows from its indexed leaves, for a `cnft_tree_root` mismatch (drift/trees.ts).
+ * Repair of a Bubblegum tree's node rows from its indexed leaves, for a `cnft_tree_root` or `cnft_leaf_proof` mismatch
+ * (drift/trees.ts).
  *
  * A node row damaged while every transaction of the tree is indexed is not rewritten by the history backfill (it
  * writes only the transactions the index lacks, and the guarded node upsert keeps a row of the same seq). Here the
@@ -19,6 +20,10 @@
  * it is the asset's leaf schema as its last leaf event described it, which a burn does not change (the tree's leaf
  * is then 32 zero bytes) and which has no row for leaves the index holds no asset of.
  *
+ * A damaged inner node under a root row that agrees with the cluster is looked for through sampled leaves
+ * ({@link failingLeafProofs}): each leaf's proof built from the stored rows must verify against the stored root, as
+ * getAssetProof requires; a failing one has the tree recomputed the same way (`cnft_leaf_proof`, drift/trees.ts).
+ *
  * Bounded: two passes (the root first, then the rewrite), each streaming the leaves in pages of {@link LEAF_PAGE}
  * rows with one pending node per level in memory; a tree with more than {@link CNFT_REPAIR_MAX_LEAVES} leaf rows is
  * reported, not recomputed (`too_large`). A tree that changed after N while it was read (a leaf of a later seq) is
@@ -28,8 +33,11 @@
 import type { Logger } from 'pino';
 import { driftCnftRepairs } from '../../core/metrics.js';
 import { nodeFromBase58, nodeToBase58 } from '../../proofs/hash.js';
+import { proofNodeIndexes } from '../../proofs/paths.js';
 import { SparseTreeFolder, type FoldedNode } from '../../proofs/sparse-fold.js';
-import { readLeafRows, readNodeRows, rewriteNodeRows, type NodeRewrite } from '../../store/cnft-nodes.js';
+import { buildProof, verifyBuiltProof } from '../../proofs/verify.js';
+import { getTreeNodes } from '../../store/cnft.js';
+import { readLeafRows, readNodeRows, rewriteNodeRows, type NodeRewrite, type StoredNodeRow } from '../../store/cnft-nodes.js';
 import type { Queryable } from '../../store/db.js';
 
 /** Trees with more indexed leaves than this are reported, not recomputed (2^20: about a second of hashing per pass). */
@@ -119,4 +127,31 @@ export async function repairCnftNodes(q: Queryable, i: CnftRepairInput): Promise
   });
   if ('stop' in second) return done(second.stop === 'unreadable' ? 'leaves_differ' : second.stop, second.leaves, recomputed, rewritten);
   return done('rewritten', second.leaves, recomputed, rewritten);
+}
+
+/**
+ * Leaf indexes among `leaves` (level-0 rows of `tree`) whose proof, built from the stored node rows as getAssetProof
+ * builds it, does not verify against the stored root. One query for every node the proofs need.
+ */
+export async function failingLeafProofs(q: Queryable, tree: string, depth: number, leaves: readonly StoredNodeRow[]): Promise<number[]> {
+  if (!leaves.length) return [];
+  const first = 2 ** depth;
+  const wanted = new Set<number>([1]);
+  for (const l of leaves) {
+    wanted.add(l.nodeIndex);
+    for (const n of proofNodeIndexes(l.nodeIndex - first, depth)) wanted.add(n);
+  }
+  const stored = await getTreeNodes(q, tree, [...wanted]);
+  // A stored hash that is not base58 of 32 bytes reads as a 0-byte node: buildProof throws on it, a failing proof.
+  const lookup = (n: number) => {
+    const h = stored.get(n);
+    return h === undefined ? undefined : (nodeFromBase58(h) ?? new Uint8Array());
+  };
+  return leaves.map((l) => l.nodeIndex - first).filter((i) => {
+    try {
+      return !verifyBuiltProof(buildProof(i, depth, lookup));
+    } catch {
+      return true;
+    }
+  });
 }

@@ -12,7 +12,8 @@
  *   (the leaves are wrong or a change is missing; or the tree is too large to recompute, or changed meanwhile) the
  *   tree is queued for a repair run of the history backfill (src/ingest/backfill.ts; also a tree whose backfill
  *   finished), which writes every transaction of the tree the index lacks, before the origin and from it up to the
- *   checkpoint. A damaged node under a root row that agrees is not looked for.
+ *   checkpoint. In a tree whose root agrees, sampled leaves' proofs built from the stored nodes must verify against
+ *   it (`cnft_leaf_proof`: a damaged inner node under a correct root row); a failing one is repaired the same way.
  * - ZK Compression V1 state trees (Light's StateMerkleTreeAccount, root history): reported; with
  *   SOLGATE_DRIFT_ZK_REPAIR=rebuild, a tree found differing again by a later round (trees found differing stay
  *   suspect, and sampled first, until a round finds them agreeing) has the ingester rebuild the trees' state between
@@ -27,9 +28,10 @@ import { parseMerkleTreeRoots } from '../../parsers/account-compression/tree-roo
 import { parseLightStateTreeRoots } from '../../parsers/light-trees/roots.js';
 import type { Db } from '../../store/db.js';
 import { readCnftRoots, sampleCnftTrees, sampleZkLeaves } from '../../store/drift.js';
+import { sampleLeafRows } from '../../store/cnft-nodes.js';
 import { getTreesWithRoots, listTrees } from '../../store/zk/trees.js';
 import { TREE_TYPE } from '../../store/zk/types.js';
-import { repairCnftNodes, type CnftRepairInput } from './cnft-repair.js';
+import { failingLeafProofs, repairCnftNodes, type CnftRepairInput } from './cnft-repair.js';
 import type { DriftAction, DriftKind, DriftProbe, DriftRound } from './types.js';
 import { readLeafProofs } from './zk-leaves.js';
 
@@ -62,8 +64,13 @@ export function judgeRoot(
   return 'differs';
 }
 
-export async function cnftTreeProbe(db: Db, from: string, n: number, logger?: CnftRepairInput['logger']): Promise<DriftProbe> {
+/**
+ * `n` Bubblegum trees from `from` on: each root, then in each whose root agrees up to `leaves` leaves whose proofs from
+ * the stored nodes must verify against it (`cnft_leaf_proof`). A differing tree is recomputed from its leaves first.
+ */
+export async function cnftTreeProbe(db: Db, from: string, n: number, logger?: CnftRepairInput['logger'], leaves = 0): Promise<DriftProbe> {
   const trees = await sampleCnftTrees(db, from, n);
+  const fraction = Math.max(0, '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz'.indexOf(from[0] ?? '1')) / 58;
   return {
     requests: trees.map((pubkey) => ({ pubkey, closedOwner: SYSTEM_PROGRAM })),
     batchSize: 4,
@@ -77,10 +84,31 @@ export async function cnftTreeProbe(db: Db, from: string, n: number, logger?: Cn
         const differs = indexed && state && chain && indexed.seq <= chain.sequenceNumber && !(indexed.seq === chain.sequenceNumber && indexed.hash === chain.root);
         const repair = differs ? await repairCnftNodes(r.db, { tree, depth: chain.maxDepth, cluster: { seq: chain.sequenceNumber, root: chain.root }, logger }) : null;
         const action = repair?.outcome === 'rewritten' ? 'rewritten' : 'queued';
-        if (judgeRoot(r, 'cnft_tree_root', tree, indexed, chain, () => action) === 'differs' && action === 'queued') r.queueBackfill(tree);
+        const verdict = judgeRoot(r, 'cnft_tree_root', tree, indexed, chain, () => action);
+        if (verdict === 'differs' && action === 'queued') r.queueBackfill(tree);
+        if (verdict === 'agrees' && state && chain && indexed) await checkCnftLeafProofs(r, tree, chain, indexed, state.slot, fraction, leaves, logger);
       }
     },
   };
+}
+
+/** Sampled leaves of a Bubblegum tree whose root agrees: a proof that fails has the tree recomputed from its leaves. */
+async function checkCnftLeafProofs(
+  r: DriftRound, tree: string, chain: Roots & { maxDepth: number }, indexed: { hash: string; seq: number }, slot: number, fraction: number, n: number,
+  logger: CnftRepairInput['logger'],
+): Promise<void> {
+  const sample = await sampleLeafRows(r.db, tree, chain.maxDepth, fraction, n);
+  for (let k = 0; k < sample.length; k++) r.checked('cnft_leaf_proof');
+  const failing = await failingLeafProofs(r.db, tree, chain.maxDepth, sample);
+  if (!failing.length) return;
+  const repair = await repairCnftNodes(r.db, { tree, depth: chain.maxDepth, cluster: { seq: chain.sequenceNumber, root: chain.root }, logger });
+  const action = repair.outcome === 'rewritten' ? 'rewritten' : 'queued';
+  r.mismatch({
+    kind: 'cnft_leaf_proof', address: tree, slot, action,
+    indexed: { root: indexed.hash, seq: indexed.seq, leafIndex: failing[0], failing: failing.length, proofVerifies: false },
+    cluster: { root: chain.root, seq: chain.sequenceNumber },
+  });
+  if (action === 'queued') r.queueBackfill(tree);
 }
 
 /**

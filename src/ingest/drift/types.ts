@@ -14,6 +14,7 @@ export type DriftKind =
   | 'asset_owner'
   | 'core_asset_owner'
   | 'cnft_tree_root'
+  | 'cnft_leaf_proof'
   | 'zk_tree_root'
   | 'zk_account_hash'
   | 'zk_batched_tree_root'
