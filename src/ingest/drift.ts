@@ -14,7 +14,8 @@
  *   leaves of a Bubblegum tree whose root agrees, whose proofs from the stored nodes must verify; `zk_account_hash`:
  *   compressed accounts of a tree whose root agrees, whose hash must be their leaf and prove to that root (drift/trees.ts);
  * - `zk_batched_tree_root`, `zk_address_tree_root`: roots of V2 batched state trees and of V1 / V2 address trees;
- *   `zk_address_element`: elements of an address tree whose root agrees, each a leaf proving to it (drift/zk-v2.ts).
+ *   `zk_address_element`: elements of an address tree whose root agrees, each a leaf proving to it;
+ *   `zk_queue_next_index`: what a V2 tree's own queue received (drift/zk-v2.ts).
  *
  * A difference is logged with both values and counted in `solgate_drift_mismatches_total{kind}`; compared rows are
  * counted in `solgate_drift_checked_total{kind}`. Accounts are repaired by writing the cluster's state at S through
@@ -97,7 +98,7 @@ const randomStart = () => Array.from({ length: 3 }, () => BASE58[Math.floor(Math
 /** Every kind, so /metrics shows each one's counters from the start (at 0). */
 const KINDS: readonly DriftKind[] = [
   'sol_balance', 'token_account', 'asset_owner', 'core_asset_owner', 'cnft_tree_root', 'cnft_leaf_proof', 'zk_tree_root', 'zk_account_hash',
-  'zk_batched_tree_root', 'zk_address_tree_root', 'zk_address_element',
+  'zk_batched_tree_root', 'zk_address_tree_root', 'zk_address_element', 'zk_queue_next_index',
 ];
 
 export function createDriftDetector(o: DriftOptions): DriftDetector {

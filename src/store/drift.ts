@@ -3,6 +3,7 @@
  * from a starting point (index scans, wrapping to the start), and the indexed state each comparison needs, with the
  * position or slot of its last change.
  */
+import { base58ToBytes } from '../core/encoding.js';
 import type { Queryable } from './db.js';
 
 /** Up to `n` non-compressed, unburnt single-owner DAS assets from `from` on: Core assets and token-backed ones. */
@@ -130,4 +131,23 @@ export async function sampleIndexedElements(q: Queryable, treeHex: string, fract
   return picked.rows.slice(0, n).map((r) => ({
     leafIndex: Number(r.leaf_index), value: new Uint8Array(r.value), nextIndex: Number(r.next_index), nextValue: new Uint8Array(r.next_value),
   }));
+}
+
+/**
+ * How many elements each V2 batched tree's own queue has received as indexed — its input queue's nullifiers (state
+ * tree: the highest `nullifier_queue_index` + 1) or its address queue's addresses (address tree: the highest queue
+ * index still queued + 1, or the addresses the last address append consumed) — keyed by tree; one index probe each.
+ */
+export async function readZkQueueNextIndexes(q: Queryable, trees: readonly { tree: string; address: boolean }[]): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  for (const { tree, address } of trees) {
+    const key = Buffer.from(base58ToBytes(tree));
+    const sql = address
+      ? `SELECT GREATEST((SELECT max(queue_index) + 1 FROM zk_address_queue WHERE tree = $1),
+                         (SELECT max(new_next_index) - 1 FROM zk_batch_events WHERE tree = $1 AND kind = 3), 0)::text AS n`
+      : `SELECT COALESCE((SELECT max(nullifier_queue_index) + 1 FROM zk_accounts WHERE tree = $1 AND nullifier_queue_index IS NOT NULL), 0)::text AS n`;
+    const { rows } = await q.query<{ n: string }>(sql, [key]);
+    out.set(tree, Number(rows[0].n));
+  }
+  return out;
 }

@@ -5,7 +5,8 @@
  * tree, built with the Metaplex clients' own serializers (the tree's indexed root is written by hand, as its change
  * logs would have written it).
  *
- * An uncorrupted index agrees with the cluster on every kind; then each kind's corruption is found and counted in
+ * An uncorrupted index agrees with the cluster on every kind (also the V2 trees' own queues, read from the tree accounts
+ * the Light program wrote: zk_queue_next_index); then each kind's corruption is found and counted in
  * /metrics: an NFT's served owner, a Core asset's owner (account row and served row) and an open token account the
  * cluster does not have are repaired from the cluster; a wrong Bubblegum root queues the tree (already backfilled)
  * for a repair run of the history backfill; a wrong ZK Compression root, and a compressed account whose leaf node was corrupted, are reported and left
@@ -141,7 +142,7 @@ afterAll(async () => {
 
 const metric = async (name: string, kind: string) =>
   (await registry.getSingleMetric(name)!.get()).values.find((v) => v.labels.kind === kind)?.value ?? 0;
-const KINDS = ['sol_balance', 'token_account', 'asset_owner', 'core_asset_owner', 'cnft_tree_root', 'zk_tree_root', 'zk_account_hash'];
+const KINDS = ['sol_balance', 'token_account', 'asset_owner', 'core_asset_owner', 'cnft_tree_root', 'zk_tree_root', 'zk_account_hash', 'zk_queue_next_index'];
 const counts = async (name: string) => Object.fromEntries(await Promise.all(KINDS.map(async (k) => [k, await metric(name, k)] as const)));
 
 describe('drift detector: asset owners, tree roots, closed token accounts', () => {

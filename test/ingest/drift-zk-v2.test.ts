@@ -37,38 +37,47 @@ import { TREES } from '../zk/seed.js';
 const logger = pino({ level: 'silent' });
 const STATE = 'HLKs5NJ8FXkJg8BrzJt56adFYYuwg5etzDtBbQYTsixu';
 const ADDRESS = 'EzKE84aVTkCUhDHLELqyJaq1Y7UVVmqxXqZjVHwHY3rK';
-const KINDS = ['zk_batched_tree_root', 'zk_address_tree_root', 'zk_address_element', 'zk_account_hash'];
+const KINDS = ['zk_batched_tree_root', 'zk_address_tree_root', 'zk_address_element', 'zk_account_hash', 'zk_queue_next_index'];
 
 const cases = loadPhotonCases().assertionCases;
 const inputsOf = (id: string) => cases.find((x) => x.id === id)!.inputs.map((i) => ({ file: inputFile(i)!, kind: i.kind }));
 const pkg = dirname(createRequire(import.meta.url).resolve('@lightprotocol/zk-compression-cli/package.json'));
 const genesis = (file: string) => new Uint8Array(Buffer.from((JSON.parse(readFileSync(join(pkg, 'accounts', file), 'utf8')) as { account: { data: [string] } }).account.data[0], 'base64'));
 
-/** The batch events the recorded transactions logged, per tree, in seq order. */
-async function batchEvents(ids: string[]): Promise<Map<string, LightBatchEvent[]>> {
+/**
+ * The batch events the recorded transactions logged, per tree, in seq order; and per tree the elements its own queue
+ * received (the highest input-queue / address-queue index the transactions logged, + 1).
+ */
+async function recorded(ids: string[]): Promise<{ events: Map<string, LightBatchEvent[]>; queued: Map<string, number> }> {
   const trees = treeLookupFrom(TREES.trees.map((t) => ({ tree: t.tree, queue: t.queue, treeType: t.treeTypeCode as 1 | 2 | 3 | 4 })));
-  const out = new Map<string, LightBatchEvent[]>();
+  const events = new Map<string, LightBatchEvent[]>();
+  const queued = new Map<string, number>();
+  const queue = (tree: string, index: number | null) => void (index !== null && queued.set(tree, Math.max(queued.get(tree) ?? 0, index + 1)));
   for (const { file, kind } of ids.flatMap(inputsOf)) {
     for (const b of await blocksOf(file, kind)) for (const tx of b.transactions) {
-      for (const e of parseLightTransaction(tx, { trees }).batchEvents) (out.get(e.tree) ?? out.set(e.tree, []).get(e.tree)!).push(e);
+      const u = parseLightTransaction(tx, { trees });
+      for (const e of u.batchEvents) (events.get(e.tree) ?? events.set(e.tree, []).get(e.tree)!).push(e);
+      for (const n of u.nullifierQueue) queue(n.tree, n.nullifierQueueIndex);
+      for (const a of u.batchNewAddresses) queue(a.tree, a.queueIndex);
     }
   }
-  for (const evs of out.values()) evs.sort((a, b) => a.sequenceNumber - b.sequenceNumber);
-  return out;
+  for (const evs of events.values()) evs.sort((a, b) => a.sequenceNumber - b.sequenceNumber);
+  return { events, queued };
 }
 
 /**
  * A genesis batched tree account after `events`, as the program leaves it: sequence number, next index (appends and
- * address appends) or nullifier next index (nullifies), and each new root at its root-history slot (the history is
- * located by the fresh tree's root, its only entry).
+ * address appends) or nullifier next index (nullifies), each new root at its root-history slot (the history is
+ * located by the fresh tree's root, its only entry), and its queue's next index (`queued` elements received).
  */
-function treeAfter(template: Uint8Array, initialRoot: Uint8Array, events: LightBatchEvent[]): Uint8Array {
+function treeAfter(template: Uint8Array, initialRoot: Uint8Array, events: LightBatchEvent[], queued: number): Uint8Array {
   const data = new Uint8Array(template);
   const view = new DataView(data.buffer);
   const rootsAt = Buffer.from(data).indexOf(Buffer.from(initialRoot));
   expect(rootsAt).toBeGreaterThan(0);
   const last = events[events.length - 1];
   view.setBigUint64(232, BigInt(last.sequenceNumber), true);
+  view.setBigUint64(312, BigInt(queued), true);
   for (const e of events) {
     if (e.kind === 'batchNullify') view.setBigUint64(544, BigInt(e.newNextIndex), true);
     else view.setBigUint64(240, BigInt(e.newNextIndex), true);
@@ -84,6 +93,7 @@ let client: RpcClient;
 let ingester: Ingester;
 let detector: DriftDetector;
 let events: Map<string, LightBatchEvent[]>;
+let queued: Map<string, number>;
 
 beforeAll(async () => {
   await initPoseidon();
@@ -91,14 +101,15 @@ beforeAll(async () => {
   await replayInputs(t.db, inputsOf('batched_tree_transactions'), 'separate');
   ingester = await replayInputs(t.db, inputsOf('batched_address_transactions'), 'separate');
   expect(ingester.zk.stats.treeProblems).toBe(0);
-  events = await batchEvents(['batched_tree_transactions', 'batched_address_transactions']);
+  ({ events, queued } = await recorded(['batched_tree_transactions', 'batched_address_transactions']));
   expect([events.get(STATE)!.length, events.get(ADDRESS)!.length]).toEqual([15, 5]);
+  expect([queued.get(STATE), queued.get(ADDRESS)]).toEqual([50, 50]);
   const lamports = 1_000_000_000n;
   net = await createLocalnet({
     slotMs: 0,
     accounts: [
-      { address: STATE, lamports, owner: ACCOUNT_COMPRESSION_PROGRAM, data: treeAfter(genesis('batch_state_merkle_tree_bmt1LryLZUMmF7ZtqESaw7wifBXLfXHQYoE4GAmrahU.json'), zeroHash(32), events.get(STATE)!) },
-      { address: ADDRESS, lamports, owner: ACCOUNT_COMPRESSION_PROGRAM, data: treeAfter(genesis(`batch_address_merkle_tree_${ADDRESS}.json`), initialAddressTreeRoot('AddressV2'), events.get(ADDRESS)!) },
+      { address: STATE, lamports, owner: ACCOUNT_COMPRESSION_PROGRAM, data: treeAfter(genesis('batch_state_merkle_tree_bmt1LryLZUMmF7ZtqESaw7wifBXLfXHQYoE4GAmrahU.json'), zeroHash(32), events.get(STATE)!, queued.get(STATE)!) },
+      { address: ADDRESS, lamports, owner: ACCOUNT_COMPRESSION_PROGRAM, data: treeAfter(genesis(`batch_address_merkle_tree_${ADDRESS}.json`), initialAddressTreeRoot('AddressV2'), events.get(ADDRESS)!, queued.get(ADDRESS)!) },
     ],
   });
   net.chain.produceSlot();
@@ -141,6 +152,8 @@ describe('drift detector: ZK Compression V2 batched state trees and address tree
     const { rows: [n] } = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM zk_accounts WHERE tree = $1 AND NOT spent AND NOT in_output_queue', [treeKey(STATE)]);
     expect(n.n).toBeGreaterThan(0);
     expect(after.zk_account_hash - before.zk_account_hash).toBe(n.n);
+    // Both trees' own queues: 50 nullifiers and 50 addresses received, as indexed.
+    expect(after.zk_queue_next_index - before.zk_queue_next_index).toBe(2);
   }, 60_000);
 
   it('a corrupted V2 state-tree node, address-tree root and address element row are found, counted and left as they are', async () => {
@@ -174,7 +187,7 @@ describe('drift detector: ZK Compression V2 batched state trees and address tree
     const after = await counts('solgate_drift_mismatches_total');
     expect(after).toEqual({
       zk_batched_tree_root: before.zk_batched_tree_root + 1, zk_address_tree_root: before.zk_address_tree_root + 1, zk_address_element: before.zk_address_element + 1,
-      zk_account_hash: before.zk_account_hash,
+      zk_account_hash: before.zk_account_hash, zk_queue_next_index: before.zk_queue_next_index,
     });
     expect(await registry.metrics()).toMatch(/solgate_drift_mismatches_total\{kind="zk_address_element"\} [1-9]/);
     // Reported, not rewritten.
@@ -194,6 +207,26 @@ describe('drift detector: ZK Compression V2 batched state trees and address tree
     for (const m of leaf) expect([m.kind, [Number(acc.leaf), Number(acc.leaf) ^ 1].includes(m.indexed.leafIndex as number)]).toEqual(['zk_account_hash', true]);
     expect(await metric('solgate_drift_mismatches_total', 'zk_account_hash')).toBe(after.zk_account_hash + leaf.length);
     await t.db.query('UPDATE zk_state_nodes SET hash = $3 WHERE tree = $1 AND node_idx = $2', [treeKey(STATE), node, acc.hash]);
+    expect(zk(await detector.runOnce())).toEqual([]);
+  }, 60_000);
+
+  it('queue inserts the index lost (a spend\'s input-queue entry, the last address append) are found and counted', async () => {
+    const before = await metric('solgate_drift_mismatches_total', 'zk_queue_next_index');
+    const { rows: [spend] } = await t.db.query<{ hash: Buffer }>(
+      'SELECT hash FROM zk_accounts WHERE tree = $1 AND nullifier_queue_index = 49', [treeKey(STATE)],
+    );
+    await t.db.query('UPDATE zk_accounts SET nullifier_queue_index = NULL WHERE tree = $1 AND hash = $2', [treeKey(STATE), spend.hash]);
+    const { rows: [append] } = await t.db.query<{ seq: string }>('SELECT max(seq)::text AS seq FROM zk_batch_events WHERE tree = $1', [treeKey(ADDRESS)]);
+    const { rows: [row] } = await t.db.query<Record<string, unknown>>('DELETE FROM zk_batch_events WHERE tree = $1 AND seq = $2 RETURNING *', [treeKey(ADDRESS), append.seq]);
+    const r = await detector.runOnce();
+    expect(zk(r).map((m) => [m.kind, m.address, m.indexed, m.cluster]).sort()).toEqual([
+      ['zk_queue_next_index', ADDRESS, { queue: 'address', nextIndex: 40 }, { nextIndex: 50 }],
+      ['zk_queue_next_index', STATE, { queue: 'input', nextIndex: 49 }, { nextIndex: 50 }],
+    ]);
+    expect(await metric('solgate_drift_mismatches_total', 'zk_queue_next_index')).toBe(before + 2);
+    await t.db.query('UPDATE zk_accounts SET nullifier_queue_index = 49 WHERE tree = $1 AND hash = $2', [treeKey(STATE), spend.hash]);
+    const cols = Object.keys(row);
+    await t.db.query(`INSERT INTO zk_batch_events (${cols.join(', ')}) VALUES (${cols.map((_, i) => `$${i + 1}`).join(', ')})`, cols.map((c) => row[c]));
     expect(zk(await detector.runOnce())).toEqual([]);
   }, 60_000);
 

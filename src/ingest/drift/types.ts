@@ -19,7 +19,8 @@ export type DriftKind =
   | 'zk_account_hash'
   | 'zk_batched_tree_root'
   | 'zk_address_tree_root'
-  | 'zk_address_element';
+  | 'zk_address_element'
+  | 'zk_queue_next_index';
 
 /**
  * What was done about a mismatch: the cluster's state written, the tree queued for its history backfill (Bubblegum) or

@@ -14,6 +14,11 @@
  * seq above the cluster's is skipped (the tree changed after the read), the same seq must give the current root, an
  * earlier one is a mismatch (reported with the cluster's root at that seq while its history holds it).
  *
+ * What the queues received is comparable at one slot too (`zk_queue_next_index`): a batched tree account counts the
+ * elements its own queue received (state: nullifiers into the input queue; address: addresses), which the index holds
+ * as spends with their input-queue index and as queued addresses / consumed ones. (The output queue is a separate
+ * account and is not read.)
+ *
  * In a V2 state tree whose root agrees, sampled unspent accounts already appended must be its leaves, proving to the
  * root (`zk_account_hash`, as in a V1 tree). In an address tree whose root agrees, sampled elements
  * (`zk_indexed_elements`) must be in it (`zk_address_element`):
@@ -22,12 +27,12 @@
  * (`DriftRound.zkAction`: reported, or — with SOLGATE_DRIFT_ZK_REPAIR=rebuild, confirmed — the trees' rebuild requested).
  */
 import { base58ToBytes, bytesToBase58 } from '../../core/encoding.js';
-import { parseLightBatchedTreeRoots } from '../../parsers/light-trees/batched-roots.js';
+import { parseLightBatchedTreeRoots, type LightBatchedTreeRoots } from '../../parsers/light-trees/batched-roots.js';
 import { parseLightAddressTreeRoots, type LightTreeRoots } from '../../parsers/light-trees/roots.js';
 import { SYSTEM_PROGRAM } from '../../core/programs.js';
 import { addressToBigint, indexedElementHash } from '../../proofs/light/index.js';
 import type { Db } from '../../store/db.js';
-import { sampleIndexedElements } from '../../store/drift.js';
+import { readZkQueueNextIndexes, sampleIndexedElements } from '../../store/drift.js';
 import { getTreesWithRoots, listTrees } from '../../store/zk/trees.js';
 import { TREE_TYPE, type ZkTreeRow } from '../../store/zk/types.js';
 import { checkLeaves, judgeRoot } from './trees.js';
@@ -69,6 +74,14 @@ export async function zkV2TreeProbe(db: Db, from: string, trees: number, element
     batchSize: 1,
     async compare(r) {
       const { trees: rows, roots } = await getTreesWithRoots(r.db, sample);
+      await checkQueues(r, sample.flatMap((tree) => {
+        const meta = rows.get(tree);
+        const state = r.states.get(tree);
+        if (!meta || !state || meta.treeType === TREE_TYPE.AddressV1) return [];
+        // A V2 tree's roots are the batched layout's (clusterRoots reads nothing else for it).
+        const chain = clusterRoots(meta.treeType, state.owner, state.data) as LightBatchedTreeRoots | null;
+        return chain ? [{ tree, address: chain.treeType === 4, chain: chain.queueNextIndex, slot: state.slot }] : [];
+      }));
       for (const tree of sample) {
         const meta = rows.get(tree);
         const state = r.states.get(tree);
@@ -85,6 +98,30 @@ export async function zkV2TreeProbe(db: Db, from: string, trees: number, element
       }
     },
   };
+}
+
+/**
+ * The batched trees' own queues (`zk_queue_next_index`): the elements the cluster's tree account says its input queue
+ * (nullifiers) or address queue (addresses) received, against those the index holds. More in the index: inserted
+ * after the read (skipped); fewer: the index lost queue inserts the cluster had made (a mismatch) — elements no root
+ * covers yet.
+ */
+async function checkQueues(r: DriftRound, trees: { tree: string; address: boolean; chain: number; slot: number }[]): Promise<void> {
+  if (!trees.length) return;
+  const indexed = await readZkQueueNextIndexes(r.db, trees);
+  for (const t of trees) {
+    const n = indexed.get(t.tree) ?? 0;
+    if (n > t.chain) {
+      r.skipped();
+      continue;
+    }
+    r.checked('zk_queue_next_index');
+    if (n === t.chain) continue;
+    r.mismatch({
+      kind: 'zk_queue_next_index', address: t.tree, slot: t.slot, action: r.zkAction(t.tree),
+      indexed: { queue: t.address ? 'address' : 'input', nextIndex: n }, cluster: { nextIndex: t.chain },
+    });
+  }
 }
 
 /** Sampled elements of address tree `meta` (whose root agrees with the cluster's): each one's hash is its leaf and proves to the root. True when all do. */
