@@ -2,13 +2,14 @@
  * The ingest pipeline's webhook stage: matches a batch's transactions against the active webhooks
  * (src/webhooks/match.ts) while the previous batch is being written, and hands back the outbox statements that
  * the batch's own write commits (so an event exists exactly when its block does: none lost in a crash between the
- * two, none invented for a block that was never written). After the write, in-process workers are woken and a
- * NOTIFY wakes workers of other processes.
+ * two, none invented for a block that was never written). The events' insert NOTIFYs workers of every process at
+ * the write's commit (src/store/webhook-events.ts `outboxStatements`); after the write, in-process workers are woken
+ * directly too.
  */
 import type { Logger } from 'pino';
 import type { Db } from '../store/db.js';
 import type { Statement } from '../store/bulk.js';
-import { notifyQueued, outboxStatements, subscriptionsFor } from '../store/webhook-events.js';
+import { outboxStatements, subscriptionsFor } from '../store/webhook-events.js';
 import { classifyTransaction, type ClassifyContext } from '../enhanced/classify.js';
 import type { Matches } from '../core/webhook-types.js';
 import { matchTransactions, watchedAddresses } from '../webhooks/match.js';
@@ -59,9 +60,8 @@ export function createWebhookStage(db: Db, opts: WebhookStageOptions = {}): Webh
     afterWrite(m) {
       if (!m.events.length) return;
       webhookEventsQueued.inc(m.events.length);
+      // Workers in other processes were notified by the commit; a lost notification only delays them to their next poll.
       opts.onQueued?.();
-      // Workers in other processes listen for this; a lost notification only delays them to their next poll.
-      notifyQueued(db).catch((err) => opts.logger?.warn({ err }, 'webhooks: notifying workers failed'));
     },
   };
 }

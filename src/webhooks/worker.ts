@@ -237,11 +237,11 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
   /**
    * Delivers up to `batch` due events of `w` (the first chunk read with the claim), in order over the webhook's own
    * connection with up to `pipelining` POSTs in flight (HTTP/1.1 pipelining: they leave, and are answered, in chain
-   * order), recording the outcomes in bulk: a chunk's outcomes are recorded while the next chunk is read and POSTed
-   * (one recording in flight at a time, so the attempt log keeps the order), sooner when the chunk has run for
-   * 100 ms, and once the POSTs in flight are answered after a failed attempt (so the failure rate is checked) or
-   * before a POST could outlast the lease. The last chunk's recording also gives the lease up; the loop does not
-   * wait for it before claiming the next webhook.
+   * order); each next chunk is read while the one before it is POSTed. Outcomes are recorded in bulk: a chunk's
+   * outcomes while the next chunk is POSTed (one recording in flight at a time, so the attempt log keeps the
+   * order), sooner when the chunk has run for 100 ms, and once the POSTs in flight are answered after a failed
+   * attempt (so the failure rate is checked) or before a POST could outlast the lease. The last chunk's recording
+   * also gives the lease up; the loop does not wait for it before claiming the next webhook.
    */
   async function serveWebhook(w: ClaimedWebhook, first: DueEvent[]): Promise<void> {
     // The chunk being recorded (its ids are excluded from the next read: they may still be pending meanwhile).
@@ -265,6 +265,14 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
       let due = first;
       let want = Math.min(batch, chunk);
       while (due.length) {
+        // The next chunk is read while this one is POSTed (leaving out this chunk's events and those being recorded,
+        // which may still be pending meanwhile), so the connection does not sit idle for that query between chunks.
+        const nextWant = Math.min(batch - sent - due.length, chunk);
+        const ahead = due.length >= want && nextWant > 0
+          ? dueEvents(o.db, w.id, nextWant, [...recordingIds, ...due.map((e) => e.id)], w.webhookType)
+          : null;
+        // Handled where it is awaited (or dropped with the lease).
+        ahead?.catch(() => {});
         let done: BatchAttempt[] = [];
         let failed = false;
         // Attempts in flight, oldest first (answered in this order on the one connection).
@@ -308,10 +316,10 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
           await record(done);
           return;
         }
-        const last = due.length < want || sent >= batch;
+        const last = ahead === null;
         if (!(await record(done, last)) || last) return;
-        want = Math.min(batch - sent, chunk);
-        due = await dueEvents(o.db, w.id, want, recordingIds, w.webhookType);
+        want = nextWant;
+        due = await ahead;
       }
     } finally {
       keepConnection(w, conn);
