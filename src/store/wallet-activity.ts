@@ -7,7 +7,8 @@ import type { Queryable } from './db.js';
 import { bulkInsertStatement, run, type Statement, dedupeBy } from './bulk.js';
 import type { FundingRow, WalletTransferRow } from './block-update.js';
 
-export function transfersStatement(rows: WalletTransferRow[]): Statement | null {
+/** `fresh`: the rows are taken to be new, a plain INSERT (as `addressLinksStatement` in chain.ts). */
+export function transfersStatement(rows: WalletTransferRow[], fresh = false): Statement | null {
   return bulkInsertStatement(
     'wallet_transfers',
     [
@@ -24,7 +25,7 @@ export function transfersStatement(rows: WalletTransferRow[]): Statement | null 
       { name: 'block_time', type: 'bigint', get: (r) => r.blockTime },
     ],
     rows,
-    'ON CONFLICT DO NOTHING',
+    fresh ? '' : 'ON CONFLICT DO NOTHING',
   );
 }
 

@@ -1,0 +1,121 @@
+/**
+ * Whole blocks are first written with their address links and wallet transfers as plain inserts; a block whose rows
+ * are (partly) stored already falls back to the guarded statement. Either way the tables hold what the guarded
+ * writers alone would store.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Db } from '../../src/store/db.js';
+import { emptyUpdate, type AddressLinkRow, type BlockUpdate, type WalletTransferRow } from '../../src/store/block-update.js';
+import { writeUpdates, writeUpdatesInTx } from '../../src/store/write-block.js';
+import { writeAddressLinks, writeBlocks, writeTransactions, advanceCheckpoint } from '../../src/store/chain.js';
+import { writeTransfers } from '../../src/store/wallet-activity.js';
+import { createTestDb, tableDigests, type TestDb } from '../helpers/db.js';
+
+const A = 'Gv1ZyXGeGx7kRD6jPESjGJvcvPGTmkyNTEqMGJgHVkuT';
+const B = '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDEsYjvtt7vkVdfqZ';
+const MINT = 'So11111111111111111111111111111111111111112';
+const sig = (slot: number, i: number) => `${slot}${i}`.padEnd(88, 'x');
+
+function block(slot: number, txs: number, over: (l: AddressLinkRow) => AddressLinkRow = (l) => l): BlockUpdate {
+  const u = emptyUpdate(slot);
+  u.block = { slot, parentSlot: slot - 1, blockhash: `hash${slot}`, blockTime: 1000 + slot, blockHeight: slot, txCount: txs };
+  for (let i = 0; i < txs; i++) {
+    const signature = sig(slot, i);
+    u.transactions.push({ signature, slot, txIndex: i, blockTime: 1000 + slot, fee: 5000n, feePayer: A, err: null, hasMeta: true, enhancedType: 'TRANSFER', memo: null });
+    for (const [address, relation] of [[A, 1], [B, 2]] as const) {
+      u.addressLinks.push(over({ address, slot, txIndex: i, signature, relation, changes: relation === 2 ? [{ mint: MINT, amount: '-5', decimals: 9 }] : null, enhancedType: 'TRANSFER', writable: relation === 1 ? true : null }));
+    }
+    const t: WalletTransferRow = { wallet: A, slot, txIndex: i, signature, ord: 0, direction: 'o', counterparty: B, mint: MINT, amount: 5n, decimals: 9, blockTime: 1000 + slot };
+    u.transfers.push(t, { ...t, wallet: B, direction: 'i', counterparty: A });
+  }
+  return u;
+}
+
+/** The same updates through the guarded writers one table at a time. */
+async function writeGuarded(db: Db, updates: BlockUpdate[]): Promise<void> {
+  for (const u of updates) {
+    await writeBlocks(db, u.block ? [u.block] : []);
+    await writeTransactions(db, u.transactions);
+    await writeAddressLinks(db, u.addressLinks);
+    await writeTransfers(db, u.transfers);
+    if (u.slot !== null) await advanceCheckpoint(db, u.slot);
+  }
+}
+
+/** `db` with the SQL of every statement it runs recorded. */
+function recording(db: Db): { db: Db; sql: string[] } {
+  const sql: string[] = [];
+  const wrapped = Object.create(db) as Db;
+  wrapped.query = ((text: string, params?: unknown[]) => {
+    sql.push(text);
+    return db.query(text, params);
+  }) as Db['query'];
+  return { db: wrapped, sql };
+}
+
+const TABLES = ['blocks', 'transactions', 'address_transactions', 'wallet_transfers', 'ingest_checkpoint'];
+let fresh: TestDb;
+let guarded: TestDb;
+let rec: ReturnType<typeof recording>;
+beforeAll(async () => {
+  fresh = await createTestDb();
+  rec = recording(fresh.db);
+  guarded = await createTestDb();
+});
+afterAll(async () => {
+  await fresh?.drop();
+  await guarded?.drop();
+});
+
+describe('writeUpdates: plain inserts for new blocks, the guarded statement otherwise', () => {
+  it('stores what the guarded writers store, for new blocks, a block written again and a block partly stored', async () => {
+    const first = [block(100, 3), block(101, 2)];
+    await writeUpdates(rec.db, first);
+    // New blocks: one statement, the links and transfers without ON CONFLICT.
+    expect(rec.sql).toHaveLength(1);
+    expect(rec.sql[0]).not.toMatch(/ON CONFLICT \(address, slot, tx_index\)/);
+    expect(rec.sql[0]).toMatch(/INSERT INTO address_transactions/);
+
+    // The same blocks again: the plain insert fails, the guarded one stores nothing new.
+    const before = await tableDigests(fresh.db, TABLES);
+    await writeUpdates(rec.db, [block(101, 2)]);
+    expect(rec.sql.slice(1)).toHaveLength(2);
+    expect(rec.sql[2]).toMatch(/ON CONFLICT \(address, slot, tx_index\)/);
+    expect(await tableDigests(fresh.db, TABLES)).toEqual(before);
+
+    // A block some of whose links are stored with weaker relations and no written flag: merged as guarded.
+    const partly = block(102, 2);
+    await writeAddressLinks(fresh.db, partly.addressLinks.slice(0, 1).map((l) => ({ ...l, relation: 3, writable: null })));
+    await writeGuarded(guarded.db, first);
+    await writeAddressLinks(guarded.db, partly.addressLinks.slice(0, 1).map((l) => ({ ...l, relation: 3, writable: null })));
+    await writeUpdates(fresh.db, [partly, block(103, 1, (l) => ({ ...l, enhancedType: null }))]);
+    await writeGuarded(guarded.db, [partly, block(103, 1, (l) => ({ ...l, enhancedType: null }))]);
+    expect(await tableDigests(fresh.db, TABLES)).toEqual(await tableDigests(guarded.db, TABLES));
+    const { rows } = await fresh.db.query<{ relation: number; writable: boolean | null }>(
+      'SELECT relation, writable FROM address_transactions WHERE address = $1 AND slot = 102 AND tx_index = 0',
+      [A],
+    );
+    expect(rows).toEqual([{ relation: 1, writable: true }]);
+  });
+
+  it("in a caller's transaction a conflict rolls back to a savepoint and the transaction goes on", async () => {
+    const sql: string[] = [];
+    await fresh.db.tx(async (q) => {
+      const r = { query: (text: string, params?: unknown[]) => (sql.push(text), q.query(text, params)) } as typeof q;
+      await writeUpdatesInTx(r, [block(300, 2)]);
+      await writeUpdatesInTx(r, [block(300, 2), block(301, 1)]);
+    });
+    expect(sql.filter((s) => s.startsWith('ROLLBACK TO SAVEPOINT'))).toHaveLength(1);
+    await writeGuarded(guarded.db, [block(300, 2), block(301, 1)]);
+    expect(await tableDigests(fresh.db, TABLES)).toEqual(await tableDigests(guarded.db, TABLES));
+  });
+
+  it('after a conflict, new blocks go plain again', async () => {
+    rec.sql.length = 0;
+    for (let slot = 200; slot < 210; slot++) await writeUpdates(rec.db, [block(slot, 1)]);
+    expect(rec.sql).toHaveLength(10);
+    expect(rec.sql.filter((s) => /ON CONFLICT \(address, slot, tx_index\)/.test(s))).toHaveLength(0);
+    await writeGuarded(guarded.db, Array.from({ length: 10 }, (_, k) => block(200 + k, 1)));
+    expect(await tableDigests(fresh.db, TABLES)).toEqual(await tableDigests(guarded.db, TABLES));
+  });
+});
