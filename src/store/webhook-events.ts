@@ -78,15 +78,6 @@ export function outboxStatements(m: Matches): Statement[] {
   ];
 }
 
-/**
- * A CTE (`_commit`, to be joined by the statement) that lets the statement's transaction commit without waiting for
- * the WAL flush (a few ms per commit), as block writes do. Safe for leases and attempt records: what a database
- * crash could lose of them is at most a lease (it would have expired) or the records of attempts made just before,
- * whose events are then delivered again with the same event id — the at-least-once delivery that a killed worker
- * already gives.
- */
-const ASYNC_COMMIT = `_commit AS (SELECT set_config('synchronous_commit', 'off', true) AS v)`;
-
 export interface ClaimedWebhook {
   id: string;
   /** The owning API key (credits of delivered events). */
@@ -117,10 +108,10 @@ export async function claimWebhook(q: Queryable, owner: string, leaseMs: number,
        SELECT id, $1, clock_timestamp() + $2::int * interval '1 millisecond' FROM cand
        ON CONFLICT (webhook_id) DO UPDATE SET owner = EXCLUDED.owner, until = EXCLUDED.until WHERE l.until <= clock_timestamp()
        RETURNING l.webhook_id
-     ), ${ASYNC_COMMIT}
+     )
      SELECT w.id::text AS id, w.key_id, w.url, w.webhook_type, w.auth_header, w.secret,
             d.id AS event_id, d.signature, d.slot, d.attempts, d.queued_at, d.raw, d.enhanced
-       FROM got CROSS JOIN _commit JOIN webhooks w ON w.id = got.webhook_id
+       FROM got JOIN webhooks w ON w.id = got.webhook_id
        LEFT JOIN LATERAL (
          SELECT e.id, e.signature, e.slot, e.attempts, e.queued_at, e.next_attempt_at, e.position, ${PAYLOAD_COLUMNS('w.webhook_type')}
            FROM webhook_events e LEFT JOIN webhook_payloads p ON p.signature = e.signature
@@ -300,8 +291,8 @@ export async function recordAttempts(
      ), log AS (
        INSERT INTO webhook_attempts (event_id, webhook_id, attempt, ok, status, latency_ms, error, worker)
        SELECT id, $1, attempts, ok, status, latency_ms, error, $2 FROM ev ORDER BY ord
-     ), ${ASYNC_COMMIT}
-     SELECT id, state, attempts, queued_at FROM ev CROSS JOIN _commit`,
+     )
+     SELECT id, state, attempts, queued_at FROM ev`,
     [
       o.webhookId, o.owner, Math.round(o.leaseMs), Math.round(o.windowMs),
       a.map((x) => x.eventId), a.map((x) => x.ok), a.map((x) => x.status), a.map((x) => Math.round(x.latencyMs)),
