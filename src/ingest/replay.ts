@@ -11,7 +11,7 @@ import type { Logger } from 'pino';
 import type { Block } from '../core/model.js';
 import type { Db } from '../store/db.js';
 import { getCheckpoint, writtenBlockHashes } from '../store/chain.js';
-import { createReplaySource, type ReplayOptions } from '../sources/replay.js';
+import { createReplaySource, slotOfFileName, type ReplayOptions } from '../sources/replay.js';
 import { createIngester, type IngesterOptions } from './pipeline.js';
 
 export interface ReplayResult {
@@ -30,7 +30,11 @@ export interface ReplayIntoOptions extends ReplayOptions, IngesterOptions {
 }
 
 export async function replayInto(db: Db, paths: string[], logger?: Logger, opts: ReplayIntoOptions = {}): Promise<ReplayResult> {
-  const source = createReplaySource(paths, opts);
+  // Blocks already stored when the replay starts are recognised before they are decoded (the files named by slot).
+  const named = (await createReplaySource(paths, opts).files()).flatMap((f) => slotOfFileName(f) ?? []);
+  const storedHashes = await writtenBlockHashes(db, named);
+  let skipped = 0;
+  const source = createReplaySource(paths, { ...opts, storedBlockhash: (slot) => storedHashes.get(slot), onSkipped: () => skipped++ });
   const files = await source.files();
   const ingester = createIngester(db, logger, { fetchAccounts: opts.fetchAccounts });
   const writer = ingester.pipelined();
@@ -39,7 +43,6 @@ export async function replayInto(db: Db, paths: string[], logger?: Logger, opts:
   // Signatures of the batch: a block repeating one (a record replayed twice, or at another slot) starts a new
   // batch, so that duplicates are applied one write after the other exactly as without batching.
   let signatures = new Set<string>();
-  let skipped = 0;
   const pushBatch = async () => {
     if (!batch.length) return;
     let blocks = batch;

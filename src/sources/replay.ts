@@ -57,6 +57,13 @@ export interface ReplayOptions {
    */
   atSlot?: number;
   /**
+   * The stored blockhash of a slot, if its block is stored (a snapshot taken before the replay). A file named by a
+   * slot that holds one `getBlock` result whose blockhash is that one is then not decoded at all (`onSkipped` is
+   * called instead): a replay of what is there costs reading the files only. Not with `atSlot`.
+   */
+  storedBlockhash?: (slot: number) => string | null | undefined;
+  onSkipped?: (file: string) => void;
+  /**
    * Worker threads that read and decode the files (JSON parse and normalisation) ahead of the consumer, in order
    * (src/sources/replay-decode-pool.ts). 0 (the default): files are decoded on the calling thread, one at a time
    * as iteration reaches them. Workers start only when there are at least two files.
@@ -102,11 +109,14 @@ export function createReplaySource(paths: string[], opts: ReplayOptions = {}): R
     // With workers, files are decoded ahead of the consumer (a few per worker, handed over in order); without,
     // each file is read when iteration reaches it.
     const ahead = pool ? 2 * workers + 1 : 1;
-    const window: Promise<RecordItem[]>[] = [];
+    const window: Promise<RecordItem[] | null>[] = [];
     let nextFile = 0;
+    const decode = (file: string) => (pool ? pool.decode(file) : readRecords(file));
+    const stored = opts.atSlot === undefined ? opts.storedBlockhash : undefined;
     const fill = () => {
       while (window.length < ahead && nextFile < files.length) {
-        const p = pool ? pool.decode(files[nextFile]) : readRecords(files[nextFile]);
+        const file = files[nextFile];
+        const p = stored ? holdsStoredBlock(file, stored).then((skip) => (skip ? null : decode(file))) : decode(file);
         // Observed: a failure is thrown when its file's turn comes (or never, if iteration stops before).
         p.catch(() => {});
         window.push(p);
@@ -117,8 +127,15 @@ export function createReplaySource(paths: string[], opts: ReplayOptions = {}): R
       for (const file of files) {
         if (signal?.aborted) return;
         fill();
-        const records = await (window.shift() as Promise<RecordItem[]>);
+        const records = await (window.shift() as Promise<RecordItem[] | null>);
         fill();
+        if (records === null) {
+          // A stored block: what comes before it is handed over as if the block had been read.
+          yield* takeBatch();
+          yield* takeGroup();
+          opts.onSkipped?.(file);
+          continue;
+        }
         for (const rec of records) {
           if (rec.kind === 'tx') {
             if (opts.atSlot !== undefined) rec.tx = { ...rec.tx, slot: opts.atSlot, blockTime: 0 };
@@ -208,6 +225,32 @@ async function expand(path: string, out: string[]): Promise<void> {
   for (const n of names.filter((n) => !n.startsWith('.')).sort(byName)) await expand(join(path, n), out);
 }
 
+const BLOCKHASH_KEY = '"blockhash":"';
+
+/**
+ * Whether `file` holds exactly the stored block of the slot it is named after: one `getBlock` result (one
+ * `"blockhash"` key, no `"slot"` key, so its slot is the file name's) with the stored blockhash. Read as text, not
+ * decoded; anything else is decoded as usual.
+ */
+async function holdsStoredBlock(file: string, stored: (slot: number) => string | null | undefined): Promise<boolean> {
+  const slot = slotOfFileName(file);
+  const hash = slot === null ? undefined : stored(slot);
+  if (!hash) return false;
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    return false;
+  }
+  const at = text.indexOf(BLOCKHASH_KEY);
+  return (
+    at >= 0 &&
+    text.indexOf(BLOCKHASH_KEY, at + 1) < 0 &&
+    !text.includes('"slot":') &&
+    text.startsWith(`${hash}"`, at + BLOCKHASH_KEY.length)
+  );
+}
+
 /** Reads and classifies every record of one file. */
 export async function readRecords(file: string): Promise<RecordItem[]> {
   let text: string;
@@ -249,13 +292,19 @@ function classify(doc: unknown, file: string, onlyRecord: boolean): RecordItem {
   );
 }
 
+/** The slot a file is named after (`123456` or `123456.json`), or null. */
+export function slotOfFileName(file: string): number | null {
+  const m = /^(\d{1,15})(\.[^.]*)?$/.exec(basename(file));
+  return m ? Number(m[1]) : null;
+}
+
 /** A getBlock result's slot: its own `slot` field if a recorder added one, else the file name. */
 function blockSlot(field: unknown, file: string, onlyRecord: boolean): number {
   if (typeof field === 'number' && Number.isSafeInteger(field) && field >= 0) return field;
-  const m = /^(\d{1,15})(\.[^.]*)?$/.exec(basename(file));
+  const slot = slotOfFileName(file);
   if (!onlyRecord) throw new Error('getBlock result has no slot field (required when a file holds several records)');
-  if (!m) {
+  if (slot === null) {
     throw new Error('getBlock result has no slot: name the file after its slot (e.g. 123456 or 123456.json)');
   }
-  return Number(m[1]);
+  return slot;
 }

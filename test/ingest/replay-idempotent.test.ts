@@ -3,7 +3,8 @@
  * error, and a second pass changes nothing, row for row.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDb, seedLightTrees, tableDigests, type TestDb } from '../helpers/db.js';
 import { replayInto } from '../../src/ingest/replay.js';
@@ -81,6 +82,30 @@ describe('replay of recorded mainnet blocks', () => {
         await other.drop();
       }
     } finally {
+      await t.drop();
+    }
+  });
+
+  it('recognises a stored block from its file without decoding it', async () => {
+    const t = await createTestDb();
+    const dir = mkdtempSync(join(tmpdir(), 'solgate-replay-stored-'));
+    try {
+      const file = join(dir, '254170887');
+      writeFileSync(file, readFileSync(blockFiles[0], 'utf8'));
+      await replayInto(t.db, [file]);
+      const d1 = await tableDigests(t.db);
+      // The same block with text after it that no decoder accepts: skipped unread, so no error.
+      writeFileSync(file, `${readFileSync(blockFiles[0], 'utf8')} not json`);
+      const again = await replayInto(t.db, [file]);
+      expect(again.skipped).toBe(1);
+      expect(again.blocks).toBe(0);
+      expect(await tableDigests(t.db)).toEqual(d1);
+      // Under another slot's name it is decoded (and refused).
+      const other = join(dir, '254170888');
+      writeFileSync(other, `${readFileSync(blockFiles[0], 'utf8')} not json`);
+      await expect(replayInto(t.db, [other])).rejects.toThrow();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
       await t.drop();
     }
   });
