@@ -91,7 +91,9 @@ export interface ClaimedWebhook {
 /**
  * Takes the lease of one active webhook with due events that no live lease holds (chosen at random for fairness),
  * for `leaseMs`, and reads its first `limit` due events (as `dueEvents`) in the same statement. Null when there is
- * none. `due` may be empty (another worker's recording made them not due meanwhile).
+ * none. `due` may be empty (another worker's recording made them not due meanwhile). The events are read locked, so
+ * as their newest versions: the statement's snapshot is older than its lease, and another worker may have held the
+ * lease, delivered and released it in between (test/store/webhook-claim-race.test.ts).
  */
 export async function claimWebhook(q: Queryable, owner: string, leaseMs: number, limit = 0): Promise<(ClaimedWebhook & { due: DueEvent[] }) | null> {
   const { rows } = await q.query<{ id: string; key_id: string; url: string; webhook_type: WebhookType; auth_header: string | null; secret: string } & DueRow>(
@@ -118,6 +120,9 @@ export async function claimWebhook(q: Queryable, owner: string, leaseMs: number,
           WHERE e.webhook_id = got.webhook_id AND e.state = 'pending' AND e.next_attempt_at <= clock_timestamp()
           ORDER BY e.next_attempt_at, e.position
           LIMIT $3
+          -- Locking reads each row's newest version and checks it again: an event another worker recorded after this
+          -- statement's snapshot (it held, used and released the lease meanwhile) is no longer pending, not handed out.
+          FOR NO KEY UPDATE OF e
        ) d ON true
       ORDER BY d.next_attempt_at, d.position`,
     [owner, Math.round(leaseMs), limit],
