@@ -25,7 +25,7 @@ declare module '../deps.js' {
 
 export const CORS_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
 /** Response headers a browser app may read besides the CORS-safelisted ones. */
-export const CORS_EXPOSED_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after', 'x-solgate-coverage'];
+export const CORS_EXPOSED_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after', 'x-solgate-coverage', 'x-solgate-context-slot'];
 /** How long a browser may cache a preflight answer (browsers cap it: Chromium at 2 h, Firefox at 24 h). */
 export const CORS_MAX_AGE_SECONDS = 86_400;
 
