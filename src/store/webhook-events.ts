@@ -21,14 +21,6 @@ import type { Matches, Subscription, TxnStatus, WebhookType } from '../core/webh
 /** NOTIFY channel of newly queued events (a hint that wakes idle workers in every process; they also poll). */
 export const WEBHOOK_EVENTS_CHANNEL = 'solgate_webhook_events';
 
-/**
- * Tells listening delivery workers that events were queued. Inside a transaction the notification is delivered at
- * its commit (`outboxStatements` notifies this way from the block's own write).
- */
-export async function notifyQueued(q: Queryable): Promise<void> {
-  await q.query(`SELECT pg_notify('${WEBHOOK_EVENTS_CHANNEL}', '')`);
-}
-
 /** Active webhooks watching any of `addresses`, by address (empty map when no webhook is active at all). */
 export async function subscriptionsFor(q: Queryable, addresses: readonly string[]): Promise<Map<string, Subscription[]>> {
   const out = new Map<string, Subscription[]>();

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestDb, type TestDb } from '../helpers/db.js';
-import { WEBHOOK_EVENTS_CHANNEL, notifyQueued, outboxStatements } from '../../src/store/webhook-events.js';
+import { WEBHOOK_EVENTS_CHANNEL, outboxStatements } from '../../src/store/webhook-events.js';
 import { combineStatements } from '../../src/store/bulk.js';
 import { createApiKey } from '../../src/store/keys.js';
 import { createWebhook } from '../../src/store/webhooks.js';
@@ -16,6 +16,9 @@ beforeAll(async () => {
   t = await createTestDb();
 });
 afterAll(async () => t?.drop());
+
+/** A bare NOTIFY on the workers' channel (the outbox insert sends the same from a block's write). */
+const notifyQueued = (q: { query(sql: string): Promise<unknown> }) => q.query(`SELECT pg_notify('${WEBHOOK_EVENTS_CHANNEL}', '')`);
 
 const waitFor = async (cond: () => boolean, ms = 5000) => {
   const end = Date.now() + ms;
