@@ -20,6 +20,15 @@ export interface UsageRecorder {
 export const utcDay = (d: Date): string => d.toISOString().slice(0, 10);
 
 export function createUsageRecorder(db: Db, o: { flushMs?: number; logger?: Logger } = {}): UsageRecorder {
+  // The current UTC day, formatted once per day (a delivery worker records thousands of events per second).
+  let dayNumber = -1;
+  let dayText = '';
+  const today = (): string => {
+    const now = Date.now();
+    const n = Math.floor(now / 86_400_000);
+    if (n !== dayNumber) [dayNumber, dayText] = [n, utcDay(new Date(now))];
+    return dayText;
+  };
   let pending = new Map<string, UsageDelta>();
   let flushing: Promise<void> | null = null;
   const timer = setInterval(() => {
@@ -28,8 +37,8 @@ export function createUsageRecorder(db: Db, o: { flushMs?: number; logger?: Logg
   timer.unref();
 
   const recorder: UsageRecorder = {
-    record(keyId, method, credits, at = new Date()) {
-      const day = utcDay(at);
+    record(keyId, method, credits, at) {
+      const day = at ? utcDay(at) : today();
       const k = `${keyId}\u0000${day}\u0000${method}`;
       const cur = pending.get(k);
       if (cur) {

@@ -53,6 +53,8 @@ export interface GuardedAgent {
 export interface GuardedConnection extends GuardedAgent {
   /** Closes the connection without waiting for requests in flight. */
   destroy(): Promise<void>;
+  /** Destroyed (or closed): no request can be made on it any more. */
+  readonly destroyed: boolean;
 }
 
 export interface GuardedAgentOptions {
@@ -79,6 +81,9 @@ export function createGuardedAgent(policy: SsrfPolicy = {}, o: GuardedAgentOptio
         connection: self.connection,
         close: () => client.close(),
         destroy: () => client.destroy(),
+        get destroyed() {
+          return client.destroyed || client.closed;
+        },
       };
       return conn;
     },

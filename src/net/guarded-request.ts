@@ -6,7 +6,7 @@
 import { Readable, pipeline } from 'node:stream';
 import zlib from 'node:zlib';
 import { request, type Dispatcher } from 'undici';
-import type { GuardedAgent } from './guarded-agent.js';
+import type { GuardedAgent, GuardedConnection } from './guarded-agent.js';
 import { GuardedFetchError, SsrfError } from './ssrf-errors.js';
 import { checkRedirect, checkUrl } from './url-checks.js';
 
@@ -60,6 +60,19 @@ function isSsrf(e: unknown): SsrfError | null {
   return null;
 }
 
+/** Any error of an exchange as `SsrfError` (a refused target anywhere in its causes) or `GuardedFetchError`. */
+function fetchError(e: unknown, timeoutMs: number, timedOut: boolean, aborted: boolean): Error {
+  const s = isSsrf(e);
+  if (s) return s;
+  if (e instanceof GuardedFetchError) return e;
+  if (timedOut) return new GuardedFetchError('timeout', `timed out after ${timeoutMs} ms`, { cause: e });
+  if (aborted) return new GuardedFetchError('aborted', 'aborted', { cause: e });
+  const err = e as { code?: string; message?: string };
+  if (err?.code === 'UND_ERR_HEADERS_TIMEOUT' || err?.code === 'UND_ERR_BODY_TIMEOUT' || err?.code === 'UND_ERR_CONNECT_TIMEOUT')
+    return new GuardedFetchError('timeout', `timed out (${err.code})`, { cause: e });
+  return new GuardedFetchError('network', `${err?.code ? `${err.code}: ` : ''}${err?.message ?? String(e)}`, { cause: e });
+}
+
 /** Reads a body stream up to `maxBytes` (after decompressing `encoding`), else throws `too_large`. */
 async function readCapped(body: Readable, encoding: string | undefined, maxBytes: number): Promise<Buffer> {
   let stream: Readable = body;
@@ -108,15 +121,7 @@ export async function guardedRequest(url: string | URL, o: GuardedRequestOptions
   let body = o.body;
   const redirects: string[] = [];
   const fail = (e: unknown): never => {
-    const s = isSsrf(e);
-    if (s) throw s;
-    if (e instanceof GuardedFetchError) throw e;
-    if (deadline.aborted) throw new GuardedFetchError('timeout', `timed out after ${timeoutMs} ms`, { cause: e });
-    if (o.signal?.aborted) throw new GuardedFetchError('aborted', 'aborted', { cause: e });
-    const err = e as { code?: string; message?: string };
-    if (err?.code === 'UND_ERR_HEADERS_TIMEOUT' || err?.code === 'UND_ERR_BODY_TIMEOUT' || err?.code === 'UND_ERR_CONNECT_TIMEOUT')
-      throw new GuardedFetchError('timeout', `timed out (${err.code})`, { cause: e });
-    throw new GuardedFetchError('network', `${err?.code ? `${err.code}: ` : ''}${err?.message ?? String(e)}`, { cause: e });
+    throw fetchError(e, timeoutMs, deadline.aborted, o.signal?.aborted ?? false);
   };
   for (;;) {
     let res: Dispatcher.ResponseData;
@@ -158,5 +163,73 @@ export async function guardedRequest(url: string | URL, o: GuardedRequestOptions
       return fail(e);
     }
     return { status: res.statusCode, headers, body: buf, url: current.href, redirects };
+  }
+}
+
+/** A URL checked once (`checkUrl`) for many requests to it on one connection. */
+export interface CheckedTarget {
+  url: URL;
+  /** The connection's origin (`GuardedAgent.connection`). */
+  origin: string;
+  /** Path and query, as sent in the request line. */
+  path: string;
+}
+
+/** Checks `url` like `guardedRequest` does before its first request (scheme, credentials, literal address). */
+export function checkTarget(url: string | URL, policy?: GuardedAgent['policy']): CheckedTarget {
+  const u = checkUrl(url, policy);
+  return { url: u, origin: u.origin, path: `${u.pathname}${u.search}` };
+}
+
+/** Connections `postOnConnection` destroyed because a request on them timed out (the rest of their requests failed with it). */
+const timedOutOn = new WeakSet<GuardedConnection>();
+
+/**
+ * One POST whose answer is judged by its status alone (webhook deliveries), on a guarded connection to the target's
+ * origin, possibly pipelined behind earlier requests. The same guard as `guardedRequest` (the target checked once
+ * with `checkTarget`, the connection's lookup at connect) with less work per request, since a delivery worker sends
+ * thousands per second:
+ * - No redirects: a 3xx with a Location throws `too_many_redirects` (the caller's URL must answer directly).
+ * - The answer's body is read and dropped, at most `maxBytes` of it; a longer body closes the connection.
+ * - One deadline from the call to the end of the answer: when it passes, the connection is destroyed (on a pipelined
+ *   connection every later answer waits behind this one), so this request and those behind it fail with a `timeout`;
+ *   the caller then opens a new connection (`GuardedConnection.destroyed`).
+ * Returns the status; throws `SsrfError` or `GuardedFetchError` as `guardedRequest` does.
+ */
+export async function postOnConnection(
+  conn: GuardedConnection,
+  target: CheckedTarget,
+  o: { headers: Record<string, string>; body: string; timeoutMs: number; maxBytes: number; idempotent?: boolean },
+): Promise<number> {
+  let timedOut = false;
+  // A timer, not an AbortSignal: a third of the client's work per request went to signals and their listeners.
+  const timer = setTimeout(() => {
+    timedOut = true;
+    timedOutOn.add(conn);
+    void conn.destroy().catch(() => {});
+  }, o.timeoutMs);
+  try {
+    const res = await conn.dispatcher.request({
+      origin: target.origin,
+      path: target.path,
+      method: 'POST',
+      headers: o.headers,
+      body: o.body,
+      idempotent: o.idempotent ?? false,
+      headersTimeout: o.timeoutMs,
+      bodyTimeout: o.timeoutMs,
+    });
+    if (REDIRECTS.has(res.statusCode) && res.headers.location !== undefined) {
+      discard(res.body as unknown as Readable);
+      throw new GuardedFetchError('too_many_redirects', 'redirects are not followed');
+    }
+    await res.body.dump({ limit: o.maxBytes });
+    return res.statusCode;
+  } catch (e) {
+    if (!timedOut && timedOutOn.has(conn) && !isSsrf(e))
+      throw new GuardedFetchError('timeout', `timed out behind a request on the same connection that got no answer within ${o.timeoutMs} ms`, { cause: e });
+    throw fetchError(e, o.timeoutMs, timedOut, false);
+  } finally {
+    clearTimeout(timer);
   }
 }

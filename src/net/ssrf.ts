@@ -19,4 +19,4 @@ export { assertAddressAllowed, refusedRange, type SsrfPolicy } from './address-p
 export { GuardedFetchError, SsrfError, type GuardedFetchErrorKind } from './ssrf-errors.js';
 export { assertUrlAllowed, checkRedirect, checkUrl, resolveAndCheck } from './url-checks.js';
 export { createGuardedAgent, guardedLookup, type GuardedAgent, type GuardedAgentOptions, type GuardedConnection } from './guarded-agent.js';
-export { guardedRequest, type GuardedRequestOptions, type GuardedResponse } from './guarded-request.js';
+export { checkTarget, guardedRequest, postOnConnection, type CheckedTarget, type GuardedRequestOptions, type GuardedResponse } from './guarded-request.js';

@@ -118,6 +118,7 @@ export async function claimWebhook(q: Queryable, owner: string, leaseMs: number,
        ) d ON true
       ORDER BY d.next_attempt_at, d.position`,
     [owner, Math.round(leaseMs), limit],
+    { prepare: true },
   );
   const r = rows[0];
   if (!r) return null;
@@ -171,6 +172,7 @@ export async function dueEvents(q: Queryable, webhookId: string, limit: number, 
       ORDER BY e.next_attempt_at, e.position
       LIMIT $2`,
     webhookType ? [webhookId, limit, exclude, webhookType] : [webhookId, limit, exclude],
+    { prepare: true },
   );
   return rows.map(toDue);
 }
@@ -282,8 +284,9 @@ export async function recordAttempts(
          delivered_at = CASE WHEN u.ok THEN clock_timestamp() ELSE e.delivered_at END,
          next_attempt_at = CASE WHEN u.ok THEN e.next_attempt_at ELSE clock_timestamp() + u.retry_ms * interval '1 millisecond' END
         FROM u
-        -- The ids also as an index condition: the rows are found by primary key, not by scanning the webhook's backlog.
-        WHERE e.id = u.id AND e.id = ANY($5::int8[]) AND e.webhook_id = $1 AND e.state = 'pending' AND EXISTS (SELECT 1 FROM lease)
+        -- Only the join finds the rows, so each is found by primary key from the list (a further 'e.id = ANY(...)'
+        -- made the kept generic plan scan the events by it and run the unnest again for every row).
+        WHERE e.id = u.id AND e.webhook_id = $1 AND e.state = 'pending' AND EXISTS (SELECT 1 FROM lease)
        RETURNING e.id, e.attempts, e.state, e.queued_at, u.ok, u.status, u.latency_ms, u.error, u.ord
      ), log AS (
        INSERT INTO webhook_attempts (event_id, webhook_id, attempt, ok, status, latency_ms, error, worker)
@@ -295,6 +298,7 @@ export async function recordAttempts(
       a.map((x) => x.eventId), a.map((x) => x.ok), a.map((x) => x.status), a.map((x) => Math.round(x.latencyMs)),
       a.map((x) => x.error), a.map((x) => Math.round(x.retryInMs)), a.map((x) => x.final ?? false),
     ],
+    { prepare: true },
   );
   for (const r of rows) out.set(Number(r.id), { state: r.state, attempt: r.attempts, queuedAt: new Date(r.queued_at) });
   return out;

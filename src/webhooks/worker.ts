@@ -29,7 +29,9 @@ import {
   WEBHOOK_EVENTS_CHANNEL, claimWebhook, deactivateWebhook, dueEvents, failureStats, pruneDeliveries, recordAttempts, releaseLease,
   type BatchAttempt, type ClaimedWebhook, type DueEvent,
 } from '../store/webhook-events.js';
-import { createGuardedAgent, guardedRequest, GuardedFetchError, SsrfError, type GuardedAgent, type GuardedConnection, type SsrfPolicy } from '../net/ssrf.js';
+import {
+  checkTarget, createGuardedAgent, postOnConnection, GuardedFetchError, SsrfError, type CheckedTarget, type GuardedAgent, type GuardedConnection, type SsrfPolicy,
+} from '../net/ssrf.js';
 import { webhookAttempts, webhookDeactivations, webhookDeliveryLatency } from '../core/metrics.js';
 import type { EnhancedTransaction } from '../enhanced/types.js';
 import { retryDelayMs, type RetryPolicy } from './backoff.js';
@@ -128,8 +130,11 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
     idleCtl = new AbortController();
   }
 
-  /** POSTs one event; the outcome is recorded later, with others of the webhook (`flush`). */
-  async function attempt(w: ClaimedWebhook, e: DueEvent, conn: GuardedAgent): Promise<BatchAttempt> {
+  /**
+   * POSTs one event on the webhook's connection (`target`: its URL, checked once per lease, or why it is refused);
+   * the outcome is recorded later, with others of the webhook (`flush`).
+   */
+  async function attempt(w: ClaimedWebhook, e: DueEvent, conn: GuardedConnection, target: CheckedTarget | Error): Promise<BatchAttempt> {
     const built = deliveryBody(w, e, o.explorerTxUrl);
     const started = performance.now();
     let ok = false;
@@ -139,21 +144,19 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
     if ('error' in built) {
       error = built.error;
       final = true;
+    } else if (target instanceof Error) {
+      error = describe(target);
     } else {
       try {
-        const res = await guardedRequest(w.url, {
-          agent: conn,
-          method: 'POST',
+        status = await postOnConnection(conn, target, {
           // Pipelined behind the webhook's earlier POSTs; a POST whose connection failed before the answer may be
           // sent again by the client (the receiver dedupes on webhook-id, as for any repeated delivery).
           idempotent: true,
           headers: deliveryHeaders({ webhookId: w.id, signature: e.signature, secret: w.secret, body: built.body, authHeader: w.authHeader, nowMs: Date.now() }),
           body: built.body,
-          maxRedirects: 0,
           timeoutMs: o.timeoutMs,
           maxBytes: 64 * 1024,
         });
-        status = res.status;
         ok = status >= 200 && status < 300;
         if (!ok) error = `HTTP ${status}`;
       } catch (err) {
@@ -216,13 +219,13 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
     const origin = new URL(w.url).origin;
     const kept = idleConnections.get(w.id);
     idleConnections.delete(w.id);
-    if (kept && kept.origin === origin) return kept.conn;
+    if (kept && kept.origin === origin && !kept.conn.destroyed) return kept.conn;
     if (kept) void kept.conn.close().catch(() => {});
     return agent.connection(origin, pipelining);
   }
 
   function keepConnection(w: ClaimedWebhook, conn: GuardedConnection): void {
-    if (ctl.signal.aborted) {
+    if (ctl.signal.aborted || conn.destroyed) {
       void conn.close().catch(() => {});
       return;
     }
@@ -259,7 +262,13 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
       recordingIds = done.map((a) => a.eventId);
       return go;
     };
-    const conn = connectionFor(w);
+    let conn = connectionFor(w);
+    let target: CheckedTarget | Error;
+    try {
+      target = checkTarget(w.url, agent.policy);
+    } catch (e) {
+      target = e as Error;
+    }
     try {
       let sent = 0;
       let due = first;
@@ -288,7 +297,9 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
           if (more && inflight.length < pipelining) {
             if (performance.now() - renewedAt <= o.timeoutMs) {
               sent++;
-              inflight.push(attempt(w, due[next++], conn));
+              // A POST that timed out destroyed the connection (src/net/guarded-request.ts): the rest go on a new one.
+              if (conn.destroyed) conn = connectionFor(w);
+              inflight.push(attempt(w, due[next++], conn, target));
               continue;
             }
             if (!inflight.length) {
