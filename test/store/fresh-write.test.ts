@@ -118,4 +118,28 @@ describe('writeUpdates: plain inserts for new blocks, the guarded statement othe
     await writeGuarded(guarded.db, Array.from({ length: 10 }, (_, k) => block(200 + k, 1)));
     expect(await tableDigests(fresh.db, TABLES)).toEqual(await tableDigests(guarded.db, TABLES));
   });
+
+  it('links of one (address, transaction) repeated in a batch, apart or in a row, collapse to one row', async () => {
+    // Two transactions of slot 400 and one of 401 in two updates; A's link to tx 0 of slot 400 comes three times,
+    // with other transactions' links between them: the strongest relation, the first known changes, the latest
+    // known written flag, the first link's position and type.
+    const u = block(400, 2);
+    const later = block(401, 1);
+    const base = u.addressLinks[0];
+    const change = [{ mint: MINT, amount: '7', decimals: 9 }];
+    u.addressLinks[0] = { ...base, relation: 3, changes: null, writable: null };
+    u.addressLinks.push({ ...base, relation: 2, changes: change, writable: null, enhancedType: 'SWAP' });
+    later.addressLinks.push({ ...base, relation: 1, changes: [{ mint: MINT, amount: '8', decimals: 9 }], writable: false });
+    later.addressLinks.push({ ...base, slot: 400, txIndex: 1, relation: 3, writable: null });
+    await writeUpdates(fresh.db, [u, later]);
+    const { rows } = await fresh.db.query<{ slot: string; tx_index: number; relation: number; changes: unknown; writable: boolean | null; enhanced_type: string }>(
+      'SELECT slot::text, tx_index, relation, changes, writable, enhanced_type FROM address_transactions WHERE address = $1 AND slot IN (400, 401) ORDER BY slot, tx_index',
+      [A],
+    );
+    expect(rows).toEqual([
+      { slot: '400', tx_index: 0, relation: 1, changes: change, writable: false, enhanced_type: 'TRANSFER' },
+      { slot: '400', tx_index: 1, relation: 1, changes: null, writable: true, enhanced_type: 'TRANSFER' },
+      { slot: '401', tx_index: 0, relation: 1, changes: null, writable: true, enhanced_type: 'TRANSFER' },
+    ]);
+  });
 });
