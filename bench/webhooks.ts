@@ -12,7 +12,8 @@
  *
  * 1. Throughput. Blocks are ingested with no worker running until the outbox holds ≥ --events events; they are
  *    parked (due tomorrow). Then 1 (and then 2) `solgate worker` processes are started and, once they are up, every
- *    event is made due at once; the clock runs from that UPDATE to the last arrival at the receiver. Between runs
+ *    event is made due at once (with the NOTIFY an ingester's write sends); the clock runs from that UPDATE to the
+ *    last arrival at the receiver. Between runs
  *    the outbox is reset by UPDATE (+ VACUUM). Same-run baseline: the receiver's ceiling — the same POSTs (same
  *    bodies, same signed headers) sent from this process by undici with the same concurrency, no database
  *    (measured before and after the worker runs).
@@ -39,6 +40,7 @@ import { parseJsonLossless } from '../src/sources/json.js';
 import { normalizeRpcBlock } from '../src/sources/normalize-rpc.js';
 import type { Db } from '../src/store/db.js';
 import { createApiKey } from '../src/store/keys.js';
+import { WEBHOOK_EVENTS_CHANNEL } from '../src/store/webhook-events.js';
 import { createWebhook, type WebhookType } from '../src/store/webhooks.js';
 import { watchedAddresses } from '../src/webhooks/match.js';
 import { deliveryHeaders, eventId } from '../src/webhooks/signing.js';
@@ -432,7 +434,11 @@ export async function run(argv: string[] = []): Promise<WebhooksResult> {
       await Promise.all(procs.map((p) => p.ready));
       await sleep(500);
       const t0 = nowMs();
-      await db.query('UPDATE webhook_events SET next_attempt_at = now()');
+      // With the NOTIFY an ingester's write sends (workers wake at the commit, as for newly queued events).
+      await db.tx(async (q) => {
+        await q.query('UPDATE webhook_events SET next_attempt_at = now()');
+        await q.query(`NOTIFY ${WEBHOOK_EVENTS_CHANNEL}`);
+      });
       const got = await arrivalsOf(E, Math.max(180_000, E * 20), label).catch((e: unknown) => {
         throw new Error(`${(e as Error).message}\n${procs.map((p) => p.output.join('')).join('\n')}`);
       });
