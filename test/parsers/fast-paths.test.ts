@@ -9,6 +9,7 @@ import { SYSTEM_PROGRAM, TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from '../../src/cor
 import type { TracedInstruction } from '../../src/parsers/events.js';
 import { parseSystemIx, parseSystemIxWithClient } from '../../src/parsers/system/index.js';
 import { parseTokenIx, parseTokenIxWithClient } from '../../src/parsers/spl-token/index.js';
+import { fastTokenEvents } from '../../src/parsers/spl-token/base.js';
 import { parseToken2022Ix, parseToken2022IxWithClient } from '../../src/parsers/token-2022/index.js';
 
 let seed = 7;
@@ -59,6 +60,21 @@ describe.each(cases)('%s fast path', (_name, fast, client, program) => {
     for (const v of variants(program, Uint8Array.from([21]), 1)) same(v);
     for (const v of variants(program, Uint8Array.from([22]), 1)) same(v);
     same(ix(program, new Uint8Array(0), 3));
+  });
+
+  it('getAccountDataSize with extension types (21), mintTo (7), burn (8) and closeAccount (9) match the client', () => {
+    for (const types of [[7, 0], [7], [7, 0, 9, 0], [1, 0, 2, 0, 3]]) for (const v of variants(program, Uint8Array.from([21, ...types]), 1)) same(v);
+    for (const a of amounts()) {
+      for (const v of variants(program, Uint8Array.from([7, ...u64le(a)]), 3)) same(v);
+      for (const v of variants(program, Uint8Array.from([8, ...u64le(a)]), 3)) same(v);
+    }
+    for (const v of variants(program, Uint8Array.from([9]), 3)) same(v);
+    // Well-formed ones take the fast path (extension types after tag 21 only for SPL Token).
+    const spl = program === TOKEN_PROGRAM;
+    for (const [data, n] of [[[7, ...u64le(5n)], 3], [[8, ...u64le(5n)], 3], [[9], 3], [[21], 1]] as const) {
+      expect(fastTokenEvents(ix(program, Uint8Array.from(data), n), spl)).not.toBeNull();
+    }
+    expect(fastTokenEvents(ix(program, Uint8Array.from([21, 7, 0]), 1), spl) === null).toBe(!spl);
   });
 });
 

@@ -162,15 +162,19 @@ export function baseTokenEvents(
  * and Token-2022; https://github.com/solana-program/token/blob/main/interface/src/instruction.rs):
  *  - `Transfer` (tag 3: u64 LE amount; accounts source, destination, authority, …signers);
  *  - `TransferChecked` (tag 12: u64 LE amount, u8 decimals; accounts source, mint, destination, authority, …);
- *  - `InitializeAccount3` (tag 18: 32-byte owner; accounts account, mint) and `GetAccountDataSize` (tag 21, no
- *    extension types; account mint), the token side of every associated-token-account creation;
- *  - `InitializeImmutableOwner` (tag 22; account account) only when `immutableOwnerIsBase` (SPL Token: it
- *    changes nothing; Token-2022 reports it as an extension through its client).
+ *  - `InitializeAccount3` (tag 18: 32-byte owner; accounts account, mint) and `GetAccountDataSize` (tag 21; account
+ *    mint), the token side of every associated-token-account creation: no events; with extension types after the
+ *    tag only for SPL Token (`splToken`), whose client reads the tag alone (Token-2022's decodes the types);
+ *  - `MintTo` (tag 7: u64 LE amount; accounts mint, account, authority, …), `Burn` (tag 8: u64 LE amount; accounts
+ *    account, mint, authority, …) and `CloseAccount` (tag 9; accounts account, destination, owner, …), next in a
+ *    mainnet block (liquid-staking and LP mints, wrapped-SOL accounts closed after swaps);
+ *  - `InitializeImmutableOwner` (tag 22; account account) only for SPL Token (`splToken`: it changes nothing;
+ *    Token-2022 reports it as an extension through its client).
  * Gives exactly the events the Codama client path gives; returns null (the caller decodes with the client) for
  * every other instruction and for any data length or account count the fast path does not handle, so malformed
  * instructions still get the client's `parse.failed` reasons.
  */
-export function fastTokenEvents(ix: TracedInstruction, immutableOwnerIsBase: boolean): DomainEvent[] | null {
+export function fastTokenEvents(ix: TracedInstruction, splToken: boolean): DomainEvent[] | null {
   const d = ix.data;
   const a = ix.accounts;
   switch (d.length === 0 ? -1 : d[0]) {
@@ -210,9 +214,18 @@ export function fastTokenEvents(ix: TracedInstruction, immutableOwnerIsBase: boo
       if (d.length !== 33 || a.length < 2) return null;
       return [initAccount(ix.programId, ix.path, a[0], a[1], bytesToBase58(d.subarray(1, 33)))];
     case TokenInstruction.GetAccountDataSize:
-      return d.length === 1 && a.length >= 1 ? [] : null;
+      return (d.length === 1 || splToken) && a.length >= 1 ? [] : null;
+    case TokenInstruction.MintTo:
+      if (d.length !== 9 || a.length < 3) return null;
+      return [{ kind: 'token.mintTo', path: ix.path, program: ix.programId, mint: a[0], account: a[1], amount: readU64(d, 1), decimals: null }];
+    case TokenInstruction.Burn:
+      if (d.length !== 9 || a.length < 3) return null;
+      return [{ kind: 'token.burn', path: ix.path, program: ix.programId, mint: a[1], account: a[0], amount: readU64(d, 1), decimals: null }];
+    case TokenInstruction.CloseAccount:
+      if (d.length !== 1 || a.length < 3) return null;
+      return [{ kind: 'token.closeAccount', path: ix.path, program: ix.programId, account: a[0], destination: a[1] }];
     case TokenInstruction.InitializeImmutableOwner:
-      return immutableOwnerIsBase && d.length === 1 && a.length >= 1 ? [] : null;
+      return splToken && d.length === 1 && a.length >= 1 ? [] : null;
     default:
       return null;
   }
