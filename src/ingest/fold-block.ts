@@ -10,6 +10,7 @@ import { unknownIndexTiebreak, unknownTxIndex } from '../core/tx-position.js';
 import { classifyTypeAndSwap } from '../enhanced/classify.js';
 import type { SwapEvent } from '../enhanced/types.js';
 import type { DomainEvent } from '../parsers/events.js';
+import type { CnftEvent } from '../parsers/bubblegum/index.js';
 import type { BalanceChange, BlockUpdate, TokenAccountPatch, WalletTransferRow } from '../store/block-update.js';
 import { emptyUpdate, posOf } from '../store/block-update.js';
 import { indexedTokenDeltas } from '../parsers/balances.js';
@@ -29,6 +30,11 @@ export interface FoldContext {
   tokenAccounts: Map<string, KnownTokenAccount>;
   /** Decimals of mints referenced by events without meta. */
   mintDecimals: Map<string, number>;
+  /**
+   * Bubblegum events of every transaction that names the Bubblegum program (parsed once by the caller, which writes
+   * their rows too); others have none. Absent: classification parses each transaction itself.
+   */
+  cnftEventsByTx?: ReadonlyMap<NormalizedTx, readonly CnftEvent[]>;
 }
 
 export const emptyContext = (): FoldContext => ({ tokenAccounts: new Map(), mintDecimals: new Map() });
@@ -193,8 +199,9 @@ function foldTx(u: BlockUpdate, { tx, events }: ParsedTx, ctx: FoldContext): voi
  * stopping ingestion.
  */
 function enhancedTypeOf(tx: NormalizedTx, events: DomainEvent[], ctx: FoldContext): { type: string | null; swap: SwapEvent | null } {
+  const known = ctx.cnftEventsByTx;
   try {
-    return classifyTypeAndSwap(tx, events, ctx);
+    return classifyTypeAndSwap(tx, events, known ? { ...ctx, cnftEvents: known.get(tx) ?? [] } : ctx);
   } catch {
     return { type: null, swap: null };
   }

@@ -7,11 +7,15 @@ import { BUBBLEGUM_PROGRAM, parseBubblegumTransaction } from '../parsers/bubbleg
 import { foldBlock, tokenAccountsNeeded, type FoldContext, type ParsedTx } from './fold-block.js';
 import { cnftRows } from './fold-cnft.js';
 
-/** The block's update: its transactions folded, plus the compressed-NFT rows of those that invoke Bubblegum. */
+/**
+ * The block's update: its transactions folded, plus the compressed-NFT rows of those that invoke Bubblegum. Their
+ * Bubblegum events are parsed once, for the rows and for the fold's classification (which otherwise parses every
+ * transaction again: most of the classification's time in a mainnet block with cNFT mints).
+ */
 export function foldWithCnft(b: Block, parsed: ParsedTx[], ctx: FoldContext): BlockUpdate {
-  const u = foldBlock(b, parsed, ctx);
-  const bubblegum = parsed.filter(({ tx }) => tx.accountKeys.includes(BUBBLEGUM_PROGRAM));
-  const cnft = cnftRows(bubblegum.map(({ tx }) => ({ tx, events: parseBubblegumTransaction(tx) })));
+  const bubblegum = parsed.filter(({ tx }) => tx.accountKeys.includes(BUBBLEGUM_PROGRAM)).map(({ tx }) => ({ tx, events: parseBubblegumTransaction(tx) }));
+  const u = foldBlock(b, parsed, { ...ctx, cnftEventsByTx: new Map(bubblegum.map(({ tx, events }) => [tx, events])) });
+  const cnft = cnftRows(bubblegum);
   u.cnftAssets.push(...cnft.assets);
   u.cnftNodes.push(...cnft.nodes);
   u.cnftSignatures.push(...cnft.signatures);
