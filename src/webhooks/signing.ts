@@ -6,22 +6,32 @@
  *  - `webhook-timestamp`: Unix seconds of this attempt;
  *  - `webhook-signature`: `v1,` + base64 HMAC-SHA256 over `${id}.${timestamp}.${body}` with the webhook's secret
  *    (the bytes after `whsec_`, base64-decoded).
- * Pure (the clock comes in as an argument).
+ * Pure (the clock comes in as an argument; decoded keys are kept per secret).
  */
-import { createHash, createHmac } from 'node:crypto';
+import { createHash, createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 
 /** The event id of `signature` delivered to `webhookId`: `evt_` + 32 hex digits of SHA-256(webhookId:signature). */
 export function eventId(webhookId: string, signature: string): string {
   return `evt_${createHash('sha256').update(`${webhookId}:${signature}`).digest('hex').slice(0, 32)}`;
 }
 
-function secretKey(secret: string): Buffer {
-  return Buffer.from(secret.startsWith('whsec_') ? secret.slice(6) : secret, 'base64');
+// The key of each secret seen, decoded once (a worker signs thousands of deliveries per second with a few secrets).
+const keys = new Map<string, KeyObject>();
+
+function secretKey(secret: string): KeyObject {
+  let key = keys.get(secret);
+  if (!key) {
+    key = createSecretKey(Buffer.from(secret.startsWith('whsec_') ? secret.slice(6) : secret, 'base64'));
+    if (keys.size >= 10_000) keys.clear();
+    keys.set(secret, key);
+  }
+  return key;
 }
 
 /** `v1,<base64 HMAC-SHA256>` of one delivery. */
 export function signDelivery(secret: string, id: string, timestampSec: number, body: string): string {
-  const mac = createHmac('sha256', secretKey(secret)).update(`${id}.${timestampSec}.${body}`).digest('base64');
+  // The signed content `${id}.${timestamp}.${body}`, fed in two parts (no copy of the body).
+  const mac = createHmac('sha256', secretKey(secret)).update(`${id}.${timestampSec}.`).update(body).digest('base64');
   return `v1,${mac}`;
 }
 
