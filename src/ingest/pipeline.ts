@@ -13,7 +13,7 @@ import type { BlockUpdate } from '../store/block-update.js';
 import { parseTransaction } from '../parsers/registry.js';
 import type { BlockSource } from '../sources/source.js';
 import { type FoldContext, type ParsedTx } from './fold-block.js';
-import { foldWithCnft, historyBlocks, lookupContext } from './pipeline-prepare.js';
+import { foldAhead, foldWithCnft, historyBlocks, lookupContext } from './pipeline-prepare.js';
 import { foldAccounts } from './fold-accounts.js';
 import { createAssetIndexer } from './asset-index.js';
 import { mergeZkPending, type ZkPending } from './fold-zk.js';
@@ -140,7 +140,9 @@ export function createIngester(db: Db, logger?: Logger, opts: IngesterOptions = 
 
   /**
    * Parses and folds `blocks`. `before` (a write still in flight) is awaited before the store is asked about token
-   * accounts the blocks do not describe themselves, so lookups always see every earlier batch.
+   * accounts the blocks do not describe themselves, so lookups always see every earlier batch. The fold (pure) is
+   * done ahead, while that write runs, with the rows as they are before it commits; the rows are read again once
+   * it has, and only if they differ is the batch folded again with them (src/ingest/pipeline-prepare.ts).
    */
   async function prepare(blocks: Block[], before?: Promise<unknown> | null): Promise<Prepared> {
     const parsed = blocks.map((b) => {
@@ -148,12 +150,16 @@ export function createIngester(db: Db, logger?: Logger, opts: IngesterOptions = 
       const txs = b.transactions.filter((t) => !t.isVote);
       return txs.map((tx): ParsedTx => ({ tx, events: parseTransaction(tx) }));
     });
-    const ctx = await lookupContext(db, parsed.flat(), before);
+    const { ctx, updates } = await foldAhead(db, parsed.flat(), before, (c) => foldBatch(blocks, parsed, c));
     const [zkParts, webhooks] = await Promise.all([
       Promise.all(parsed.map((txs) => zk.prepare(txs.map((p) => p.tx)))),
       hooks.prepare(parsed.flat(), ctx),
     ]);
-    const updates = blocks.map((b, i) => {
+    return { updates, zk: mergeZkPending(zkParts), webhooks };
+  }
+
+  function foldBatch(blocks: Block[], parsed: ParsedTx[][], ctx: FoldContext): BlockUpdate[] {
+    return blocks.map((b, i) => {
       const u = foldWithCnft(b, parsed[i], ctx);
       // Account states fetched after the block (live mode): their rows carry their own slot/write-version guards,
       // so adding them to the block's update is order-safe.
@@ -163,7 +169,6 @@ export function createIngester(db: Db, logger?: Logger, opts: IngesterOptions = 
       }
       return u;
     });
-    return { updates, zk: mergeZkPending(zkParts), webhooks };
   }
 
   async function write(blocks: Block[], { updates, zk: pending, webhooks }: Prepared): Promise<void> {
