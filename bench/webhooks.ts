@@ -16,7 +16,8 @@
  *    last arrival at the receiver. Between runs
  *    the outbox is reset by UPDATE (+ VACUUM). Same-run baseline: the receiver's ceiling — the same POSTs (same
  *    bodies, same signed headers) sent from this process by undici with the same concurrency, no database
- *    (measured before and after the worker runs).
+ *    (measured before and after the worker runs). Each run also reports where the cores went, as CPU ms per event of
+ *    the senders (worker processes, or this process for the ceiling), PostgreSQL's processes and the receiver.
  * 2. Latency. Blocks are written one at a time every 400 ms (mainnet's slot time) for --seconds, with (a) the
  *    in-process worker (as `solgate serve` runs it: startDeliveryWorker, woken by the ingester) and (b) one
  *    `solgate worker` process (woken by the ingester's NOTIFY, polling every SOLGATE_WEBHOOK_POLL_MS as the
@@ -49,6 +50,7 @@ import { MainnetBlockGenerator } from './gen/mainnet-blocks.js';
 import { numberFlag, parseFlags } from './lib/args.js';
 import { DEFAULT_DATABASE_URL, openKeptBenchDb } from './lib/kept-db.js';
 import { fmt, machineInfo, machineLine, REPO_ROOT, table, writeResult, type Machine } from './lib/report.js';
+import { cpuSeconds, readCpu, type CpuReading } from './lib/proc-cpu.js';
 import { percentiles, sleep, stopChild, type Percentiles } from './lib/samples.js';
 
 /** One-line summary for `bench/run.ts --help`. */
@@ -78,6 +80,11 @@ export interface ThroughputRun {
   /** Deliveries per worker (from the attempt log). */
   perWorker?: number[];
   loadAvg: number;
+  /**
+   * CPU time per event during the run (Linux `/proc`): the worker processes (for the ceiling: this process, which
+   * sends), every PostgreSQL process of the machine, and the receiver. Absent where `/proc` is not readable.
+   */
+  cpuMsPerEvent?: { sender: number; postgres: number; receiver: number };
 }
 
 export interface LatencyRun {
@@ -393,10 +400,18 @@ export async function run(argv: string[] = []): Promise<WebhooksResult> {
     };
     const duplicatesOf = (ids: string[]) => ids.length - new Set(ids).size;
 
+    const cpuPerEvent = (before: CpuReading, senders: readonly number[], events: number): ThroughputRun['cpuMsPerEvent'] => {
+      const after = readCpu();
+      if (!after.size) return undefined;
+      const ms = (o: Parameters<typeof cpuSeconds>[2]) => Number(((cpuSeconds(before, after, o) * 1000) / events).toFixed(3));
+      return { sender: ms({ pids: senders }), postgres: ms({ postgres: true }), receiver: ms({ pids: [receiver.child.pid ?? -1] }) };
+    };
+
     // --- Ceiling: the same POSTs straight from this process (undici, same concurrency, no database).
     const ceilingRun = async (label: string): Promise<ThroughputRun> => {
       const pool = new Pool(receiver.url, { connections: config.concurrency, keepAliveTimeout: 10_000 });
       let next = 0;
+      const cpu0 = readCpu();
       const t0 = nowMs();
       await Promise.all(Array.from({ length: config.concurrency }, async () => {
         while (next < events.length) {
@@ -410,11 +425,12 @@ export async function run(argv: string[] = []): Promise<WebhooksResult> {
       const t1 = nowMs();
       await pool.close();
       const got = await arrivalsOf(events.length, 30_000, label);
+      const cpu = cpuPerEvent(cpu0, [process.pid], events.length);
       const seconds = (t1 - t0) / 1000;
       const r: ThroughputRun = {
         label, processes: 1, events: events.length, seconds: Number(seconds.toFixed(2)), eventsPerSec: Math.round(events.length / seconds),
         eventsPerSecPerProcess: Math.round(events.length / seconds), steadyEventsPerSec: Math.round((events.length - 1) / ((Math.max(...got.at) - Math.min(...got.at)) / 1000)),
-        ratio: 1, duplicates: duplicatesOf(got.ids), loadAvg: Number(loadavg()[0].toFixed(2)),
+        ratio: 1, duplicates: duplicatesOf(got.ids), loadAvg: Number(loadavg()[0].toFixed(2)), cpuMsPerEvent: cpu,
       };
       log(`webhooks: ${label}: ${fmt(r.eventsPerSec)} POST/s (${fmt(seconds)} s)`);
       return r;
@@ -433,6 +449,7 @@ export async function run(argv: string[] = []): Promise<WebhooksResult> {
       const procs = Array.from({ length: processes }, () => startWorkerProcess(bench.url, workerEnv, children));
       await Promise.all(procs.map((p) => p.ready));
       await sleep(500);
+      const cpu0 = readCpu();
       const t0 = nowMs();
       // With the NOTIFY an ingester's write sends (workers wake at the commit, as for newly queued events).
       await db.tx(async (q) => {
@@ -442,6 +459,7 @@ export async function run(argv: string[] = []): Promise<WebhooksResult> {
       const got = await arrivalsOf(E, Math.max(180_000, E * 20), label).catch((e: unknown) => {
         throw new Error(`${(e as Error).message}\n${procs.map((p) => p.output.join('')).join('\n')}`);
       });
+      const cpu = cpuPerEvent(cpu0, procs.map((p) => p.child.pid ?? -1), E);
       const last = Math.max(...got.at);
       const first = Math.min(...got.at);
       // Every delivery recorded before the workers stop.
@@ -457,6 +475,7 @@ export async function run(argv: string[] = []): Promise<WebhooksResult> {
       const r: ThroughputRun = {
         label, processes, events: E, seconds: Number(seconds.toFixed(2)), eventsPerSec: Math.round(E / seconds), eventsPerSecPerProcess: Math.round(E / seconds / processes),
         steadyEventsPerSec: Math.round((E - 1) / ((last - first) / 1000)), ratio: 0, duplicates: duplicatesOf(got.ids), perWorker, loadAvg,
+        cpuMsPerEvent: cpu,
       };
       log(`webhooks: ${label}: ${fmt(r.eventsPerSec)} events/s (${fmt(seconds)} s; per worker ${perWorker.join(' / ')})`);
       return r;
@@ -605,10 +624,12 @@ function printReport(r: WebhooksResult): void {
   log(machineLine(r.machine, r.databaseGB));
   log(`    load average at the end: ${r.loadAvg.join(' / ')}\n`);
   log('Throughput (all events pending, made due at once; receiver in a child process):');
-  log(table(['run', 'events/s', 'per process', '× ceiling', 'time', 'first→last events/s', 'duplicates', 'load avg'], [
-    ...r.throughput.workers.map((t) => [t.label, t.eventsPerSec, t.eventsPerSecPerProcess, `${t.ratio.toFixed(3)}×`, `${fmt(t.seconds)} s`, t.steadyEventsPerSec, t.duplicates, t.loadAvg]),
-    ...r.throughput.ceiling.map((t) => [`baseline: ${t.label}`, t.eventsPerSec, t.eventsPerSecPerProcess, `${(t.eventsPerSec / ceiling).toFixed(3)}×`, `${fmt(t.seconds)} s`, t.steadyEventsPerSec, t.duplicates, t.loadAvg]),
+  const cpuCell = (t: ThroughputRun) => (t.cpuMsPerEvent ? `${t.cpuMsPerEvent.sender.toFixed(3)} / ${t.cpuMsPerEvent.postgres.toFixed(3)} / ${t.cpuMsPerEvent.receiver.toFixed(3)}` : '');
+  log(table(['run', 'events/s', 'per process', '× ceiling', 'time', 'first→last events/s', 'duplicates', 'CPU ms/event: sender / PostgreSQL / receiver', 'load avg'], [
+    ...r.throughput.workers.map((t) => [t.label, t.eventsPerSec, t.eventsPerSecPerProcess, `${t.ratio.toFixed(3)}×`, `${fmt(t.seconds)} s`, t.steadyEventsPerSec, t.duplicates, cpuCell(t), t.loadAvg]),
+    ...r.throughput.ceiling.map((t) => [`baseline: ${t.label}`, t.eventsPerSec, t.eventsPerSecPerProcess, `${(t.eventsPerSec / ceiling).toFixed(3)}×`, `${fmt(t.seconds)} s`, t.steadyEventsPerSec, t.duplicates, cpuCell(t), t.loadAvg]),
   ]));
+  log('  CPU (Linux /proc, over each run): the sender is the worker processes (for the ceiling, the bench process); PostgreSQL is every postgres process of the machine');
   log(`  ceiling = undici from this process, ${c.concurrency} connections, same bodies and signed headers, no database; mean of before/after = ${fmt(ceiling)} POST/s`);
   log(`\nLatency (one block every ${SLOT_MS} ms for ${c.seconds} s; arrival at the receiver − queued_at = start of the block's write transaction, so slightly more than commit → POST):`);
   log(table(['run', 'events', 'p50', 'p90', 'p99', 'max', 'p50 × direct', 'p99 × direct', 'p50/p99 from write returned', 'block write p50/p99', 'late ticks', 'load avg'], [
