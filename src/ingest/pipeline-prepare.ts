@@ -40,7 +40,10 @@ export function historyBlocks(txs: NormalizedTx[]): Block[] {
  * batch's write) is awaited before querying, and only when there is something to look up.
  */
 export async function lookupContext(db: Db, parsed: ParsedTx[], before?: Promise<unknown> | null): Promise<FoldContext> {
-  const need = [...new Set(parsed.flatMap(tokenAccountsNeeded))];
+  return lookupNeeded(db, [...new Set(parsed.flatMap(tokenAccountsNeeded))], before);
+}
+
+async function lookupNeeded(db: Db, need: string[], before?: Promise<unknown> | null): Promise<FoldContext> {
   if (!need.length) return { tokenAccounts: new Map(), mintDecimals: new Map() };
   if (before) await before;
   const tokenAccounts = await queryTokenAccountInfo(db, need);
@@ -63,17 +66,18 @@ export async function foldAhead<T>(
   before: Promise<unknown> | null | undefined,
   fold: (ctx: FoldContext) => T,
 ): Promise<{ ctx: FoldContext; updates: T }> {
+  const need = [...new Set(parsed.flatMap(tokenAccountsNeeded))];
   let ahead: { ctx: FoldContext; updates: T } | null = null;
-  if (before && parsed.some((p) => tokenAccountsNeeded(p).length > 0)) {
+  if (before && need.length) {
     try {
-      const early = await lookupContext(db, parsed, null);
+      const early = await lookupNeeded(db, need);
       ahead = { ctx: early, updates: fold(early) };
     } catch {
       // Whatever failed ahead is done again, in order, below.
       ahead = null;
     }
   }
-  const ctx = await lookupContext(db, parsed, before);
+  const ctx = await lookupNeeded(db, need, before);
   return { ctx, updates: ahead && sameContext(ahead.ctx, ctx) ? ahead.updates : fold(ctx) };
 }
 
