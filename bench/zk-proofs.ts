@@ -5,8 +5,10 @@
  * Phases, in order: 10 cold requests of each method; N requests of account proofs under 10 concurrent, then M
  * alone; the same for address proofs; then M account proofs alone again (after the address proofs went through
  * the pair memo). Each phase reports p50, req/s, CPU ms per request (process.cpuUsage: the gateway's work plus
- * the small cost of inject) and, when the checkout has them, the Poseidon counters: hashes computed and pair-memo
- * lookups and hits per request.
+ * the small cost of inject, every thread of the process) and, when the checkout has them, the Poseidon counters:
+ * hashes computed and pair-memo lookups and hits per request. The counters are the main thread's: since proof
+ * batches are verified on their own thread (src/proofs/light/verify-pool.ts) they count only what the main thread
+ * still hashes (address leaves, small batches).
  *
  *   npm run bench -- zk-proofs [--accounts 1000000] [--seed 7] [--requests 400] [--alone 40] [--root DIR]
  *

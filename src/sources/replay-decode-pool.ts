@@ -4,10 +4,8 @@
  * `solgate replay`, so that the ingester's parse/fold and SQL writes on the main thread overlap with the decoding
  * of the files after them.
  */
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startModuleWorker } from '../core/worker-thread.js';
 import type { ReplayRecord } from './replay-record.js';
 
 export interface DecodePool {
@@ -20,15 +18,7 @@ type Reply = { id: number; records: ReplayRecord[] } | { id: number; error: stri
 
 /** Starts `size` decoding workers (they stop with close(), or when the process has nothing else to do). */
 export function createDecodePool(size: number): DecodePool {
-  const fromSource = import.meta.url.endsWith('.ts');
-  const file = new URL(`./replay-decode-worker.${fromSource ? 'ts' : 'js'}`, import.meta.url);
-  const workers = Array.from({ length: Math.max(1, size) }, () => {
-    if (!fromSource) return new Worker(file);
-    // Running the TypeScript sources (tests, tsx): workers do not inherit the parent's loader; register it in each.
-    const loader = tsxLoader();
-    const boot = `import(${JSON.stringify(loader)}).then((m) => { m.register(); return import(${JSON.stringify(file.href)}); })`;
-    return new Worker(boot, { eval: true });
-  });
+  const workers: Worker[] = Array.from({ length: Math.max(1, size) }, () => startModuleWorker(import.meta.url, 'replay-decode-worker'));
   const pending = new Map<number, { resolve: (r: ReplayRecord[]) => void; reject: (e: Error) => void }>();
   const load = new Map<Worker, number>(workers.map((w) => [w, 0]));
   let next = 0;
@@ -67,9 +57,3 @@ export function createDecodePool(size: number): DecodePool {
   };
 }
 
-/** tsx's loader API, as a URL a worker can import (import.meta.resolve is missing under some test runners). */
-function tsxLoader(): string {
-  if (typeof import.meta.resolve === 'function') return import.meta.resolve('tsx/esm/api');
-  // The ESM build of the same export (require.resolve gives the CommonJS one).
-  return pathToFileURL(join(dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist', 'esm', 'api', 'index.mjs')).href;
-}

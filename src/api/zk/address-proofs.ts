@@ -10,12 +10,12 @@
  * in a V2 address queue) is a validation error here rather than a proof that cannot verify on chain.
  *
  * The proofs of a request are verified together: the low elements' leaves are hashed in one Poseidon batch per
- * tree kind, then the paths level by level (`verifyLightProofsBatch`), from the same values and node bytes the
+ * tree kind, then the paths level by level (`verifyLightProofsBatch`, on the verification thread of src/proofs/light/verify-pool.ts), from the same values and node bytes the
  * answer is encoded from.
  */
 import { SolgateError } from '../../core/errors.js';
 import {
-  addressToBigint, emptyAddressTreeProof, indexedElementHashes, initPoseidon, proofNodeIndexes, readNewAddressProof, verifyLightProofsBatch,
+  addressToBigint, emptyAddressTreeProof, indexedElementHashes, initPoseidon, proofNodeIndexes, readNewAddressProof,
   verifyNewAddressProof, type AddressTreeType, type IndexedElement, type NewAddressProof,
 } from '../../proofs/light/index.js';
 import type { Queryable } from '../../store/db.js';
@@ -25,6 +25,7 @@ import { TREE_TYPE, type ZkTreeRow } from '../../store/zk/types.js';
 import { asValidation, validationError } from './errors.js';
 import { readTreeNodes } from './node-cache.js';
 import { checkVerified, hashLookup, nodeText, treeShape, wantNodes } from './state-proofs.js';
+import { verifyLightProofsOffThread } from '../../proofs/light/verify-pool.js';
 
 /** The V1 address tree that address-only requests (getMultipleNewAddressProofs, `newAddresses`) use. */
 export const V1_ADDRESS_TREE = 'amt1Ayt45jfbdw5YSo7iz6WZxUmnZsQTYXy82hVwyC2';
@@ -118,7 +119,7 @@ export async function loadNewAddressProofs(
     at.forEach((i, k) => (leaves[i] = hashes[k]));
   }
   const withPath = built.flatMap((b, i) => (b.element ? [i] : []));
-  const verified = verifyLightProofsBatch(
+  const verified = await verifyLightProofsOffThread(
     withPath.map((i) => ({ leaf: leaves[i]!, siblings: built[i].siblings!, root: built[i].root!, leafIndex: built[i].element!.index })),
   );
   const ok = built.map((b) => (b.element ? false : verifyNewAddressProof(b.proof, b.treeType, b.shape.height)));

@@ -8,14 +8,15 @@
  * the tree yet (a V2 account waiting in its output queue) with the proof of its leaf position and
  * `proveByIndex: true`. `rootSeq` is the sequence number stored with the root node. Queries: accounts, the trees
  * with their current roots, then one query for the nodes of every proof not remembered for those roots (node-cache.ts). The proofs of a request are verified together
- * (`verifyLightProofsBatch`: shared nodes hashed once, one Poseidon call per level), as the bytes read from the
+ * (`verifyLightProofsBatch` — shared nodes hashed once, one Poseidon call per level — on the verification thread of
+ * src/proofs/light/verify-pool.ts), as the bytes read from the
  * store, which are then encoded for the answer (`nodeText`).
  */
 import { SolgateError } from '../../core/errors.js';
 import { proofsVerified, proofVerificationFailures } from '../../core/metrics.js';
 import { nodeFromBase58, nodeToBase58 } from '../../proofs/hash.js';
 import {
-  initPoseidon, LIGHT_TREE_HEIGHT, leafNodeIndex, proofNodeIndexes, readLightProofNodes, treeTypeFromCode, verifyLightProofsBatch,
+  initPoseidon, LIGHT_TREE_HEIGHT, leafNodeIndex, proofNodeIndexes, readLightProofNodes, treeTypeFromCode,
 } from '../../proofs/light/index.js';
 import type { Queryable } from '../../store/db.js';
 import { getAccountsByHash } from '../../store/zk/accounts.js';
@@ -24,6 +25,7 @@ import { readTreeNodes } from './node-cache.js';
 import { getTreesWithRoots } from '../../store/zk/trees.js';
 import type { TreeTypeCode, ZkAccount, ZkStateNode, ZkTreeRow } from '../../store/zk/types.js';
 import { recordNotFound } from './errors.js';
+import { verifyLightProofsOffThread } from '../../proofs/light/verify-pool.js';
 
 /** A verified proof of one requested hash. */
 export interface StateProof {
@@ -148,7 +150,7 @@ export async function loadStateProofs(q: Queryable, hashes: readonly string[], o
     return { ...r, leafText: leaf };
   });
   if (!opts.byIndex && provable < hashes.length) throw recordNotFound(opts.notFound(provable, hashes.length));
-  const verified = verifyLightProofsBatch(read.map((r, i) => ({ leaf: r.leaf, siblings: r.siblings, root: r.root, leafIndex: plan[i].account.leafIndex })));
+  const verified = await verifyLightProofsOffThread(read.map((r, i) => ({ leaf: r.leaf, siblings: r.siblings, root: r.root, leafIndex: plan[i].account.leafIndex })));
   plan.forEach(({ account }, i) => checkVerified(verified[i], `account ${account.hash}`, { hash: account.hash, tree: account.tree, leafIndex: account.leafIndex }));
   stored.keep();
   return plan.map(({ account, height, rootHistoryCapacity }, i) => {

@@ -6,6 +6,9 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import bs58 from 'bs58';
+import fc from 'fast-check';
+import { computeLightRoot, type LightProofBytes } from '../../../src/proofs/light/merkle-proof.js';
+import { bigintToBytes32, BN254_FIELD_MODULUS as P } from '../../../src/proofs/light/poseidon.js';
 
 const SNAPSHOTS = fileURLToPath(new URL('../../fixtures/photon-snapshots/', import.meta.url));
 
@@ -56,4 +59,40 @@ export function flipLowBit(node: Uint8Array): Uint8Array {
   const out = node.slice();
   out[31] ^= 1;
   return out;
+}
+
+/** A random proof path (fast-check): a leaf, 0 to `maxHeight` siblings, and a leaf index inside that tree. */
+export function proofPathArb(maxHeight: number): fc.Arbitrary<{ leaf: Uint8Array; siblings: Uint8Array[]; leafIndex: number }> {
+  const node = fc.bigInt({ min: 0n, max: P - 1n }).map(bigintToBytes32);
+  return fc.integer({ min: 0, max: maxHeight }).chain((height) =>
+    fc.record({
+      leaf: node,
+      siblings: fc.array(node, { minLength: height, maxLength: height }),
+      leafIndex: fc.integer({ min: 0, max: 2 ** height - 1 }),
+    }),
+  );
+}
+
+/**
+ * The valid proof of each path, the proof of its neighbouring leaf (sharing every node above level 0), and a tampered
+ * or malformed variant chosen by `noise[i]` (wrong root, index outside the tree, a node outside the field, a level too
+ * many, a 31-byte leaf, a non-integer index, or none).
+ */
+export function noisyProofBatch(base: readonly { leaf: Uint8Array; siblings: Uint8Array[]; leafIndex: number }[], noise: readonly number[]): LightProofBytes[] {
+  const proofs: LightProofBytes[] = [];
+  base.forEach((p, i) => {
+    const root = computeLightRoot(p.leaf, p.siblings, p.leafIndex);
+    proofs.push({ ...p, root });
+    if (p.siblings.length) proofs.push({ leaf: p.siblings[0], siblings: [p.leaf, ...p.siblings.slice(1)], leafIndex: p.leafIndex ^ 1, root });
+    switch ((noise[i] ?? 6) % 7) {
+      case 0: proofs.push({ ...p, root: p.leaf }); break;
+      case 1: proofs.push({ ...p, root, leafIndex: p.leafIndex + 2 ** p.siblings.length }); break;
+      case 2: proofs.push({ ...p, root: bigintToBytes32(P) }); break;
+      case 3: proofs.push({ ...p, root, siblings: [...p.siblings, new Uint8Array(32)] }); break;
+      case 4: proofs.push({ ...p, root, leaf: new Uint8Array(31) }); break;
+      case 5: proofs.push({ ...p, root, leafIndex: 0.5 }); break;
+      default: break;
+    }
+  });
+  return proofs;
 }

@@ -30,6 +30,7 @@ import {
 import { optimizedPoseidonParams, poseidonParams, poseidonPermute, poseidonPermuteOptimized } from '../../../src/proofs/light/poseidon-params.js';
 import { computeLightRoot, verifyLightProof, verifyLightProofsBatch, type LightProofBytes } from '../../../src/proofs/light/merkle-proof.js';
 import { SolgateError } from '../../../src/core/errors.js';
+import { noisyProofBatch, proofPathArb } from './helpers.js';
 
 let light: LightWasm;
 
@@ -173,33 +174,10 @@ describe('poseidonBatch', () => {
 });
 
 describe('verifyLightProofsBatch', () => {
-  const node = fc.bigInt({ min: 0n, max: P - 1n }).map(bigintToBytes32);
-  const proofArb = fc.integer({ min: 0, max: 12 }).chain((height) =>
-    fc.record({
-      leaf: node,
-      siblings: fc.array(node, { minLength: height, maxLength: height }),
-      leafIndex: fc.integer({ min: 0, max: 2 ** height - 1 }),
-    }),
-  );
-
   it('agrees with verifyLightProof on valid proofs, tampered ones and malformed input, proofs sharing nodes included', () => {
     fc.assert(
-      fc.property(fc.array(proofArb, { minLength: 1, maxLength: 12 }), fc.array(fc.nat(), { minLength: 12, maxLength: 12 }), (base, noise) => {
-        const proofs: LightProofBytes[] = [];
-        base.forEach((p, i) => {
-          const root = computeLightRoot(p.leaf, p.siblings, p.leafIndex);
-          proofs.push({ ...p, root });
-          // the same path from a neighbouring leaf (shares every node above level 0)
-          if (p.siblings.length) proofs.push({ leaf: p.siblings[0], siblings: [p.leaf, ...p.siblings.slice(1)], leafIndex: p.leafIndex ^ 1, root });
-          switch (noise[i] % 6) {
-            case 0: proofs.push({ ...p, root: p.leaf }); break; // wrong root
-            case 1: proofs.push({ ...p, root, leafIndex: p.leafIndex + 2 ** p.siblings.length }); break; // index outside the tree
-            case 2: proofs.push({ ...p, root: bigintToBytes32(P) }); break; // not a field element
-            case 3: proofs.push({ ...p, root, siblings: [...p.siblings, new Uint8Array(32)] }); break; // one level too many
-            case 4: proofs.push({ ...p, root, leaf: new Uint8Array(31) }); break; // not 32 bytes
-            default: break;
-          }
-        });
+      fc.property(fc.array(proofPathArb(12), { minLength: 1, maxLength: 12 }), fc.array(fc.nat(), { minLength: 12, maxLength: 12 }), (base, noise) => {
+        const proofs = noisyProofBatch(base, noise);
         const batch = verifyLightProofsBatch(proofs);
         const one = proofs.map((p) => verifyLightProof({ root: p.root, leaf: p.leaf, proof: p.siblings, leafIndex: p.leafIndex }));
         expect(batch).toEqual(one);
