@@ -168,7 +168,6 @@ export async function guardedRequest(url: string | URL, o: GuardedRequestOptions
 
 /** A URL checked once (`checkUrl`) for many requests to it on one connection. */
 export interface CheckedTarget {
-  url: URL;
   /** The connection's origin (`GuardedAgent.connection`). */
   origin: string;
   /** Path and query, as sent in the request line. */
@@ -178,7 +177,7 @@ export interface CheckedTarget {
 /** Checks `url` like `guardedRequest` does before its first request (scheme, credentials, literal address). */
 export function checkTarget(url: string | URL, policy?: GuardedAgent['policy']): CheckedTarget {
   const u = checkUrl(url, policy);
-  return { url: u, origin: u.origin, path: `${u.pathname}${u.search}` };
+  return { origin: u.origin, path: `${u.pathname}${u.search}` };
 }
 
 /** Connections `postOnConnection` destroyed because a request on them timed out (the rest of their requests failed with it). */
@@ -202,7 +201,7 @@ export async function postOnConnection(
   o: { headers: Record<string, string>; body: string; timeoutMs: number; maxBytes: number; idempotent?: boolean },
 ): Promise<number> {
   let timedOut = false;
-  // A timer, not an AbortSignal: a third of the client's work per request went to signals and their listeners.
+  // A timer, not an AbortSignal: a signal per request and its listeners cost ≈ 12 µs of CPU each (a worker's profile).
   const timer = setTimeout(() => {
     timedOut = true;
     timedOutOn.add(conn);

@@ -30,13 +30,12 @@ import {
   type BatchAttempt, type ClaimedWebhook, type DueEvent,
 } from '../store/webhook-events.js';
 import {
-  checkTarget, createGuardedAgent, postOnConnection, GuardedFetchError, SsrfError, type CheckedTarget, type GuardedAgent, type GuardedConnection, type SsrfPolicy,
+  checkTarget, createGuardedAgent, postOnConnection, type CheckedTarget, type GuardedAgent, type GuardedConnection, type SsrfPolicy,
 } from '../net/ssrf.js';
 import { webhookAttempts, webhookDeactivations, webhookDeliveryLatency } from '../core/metrics.js';
-import type { EnhancedTransaction } from '../enhanced/types.js';
 import { retryDelayMs, type RetryPolicy } from './backoff.js';
 import { deliveryHeaders } from './signing.js';
-import { discordMessage } from './discord.js';
+import { attemptError, deliveryBody } from './delivery-body.js';
 
 export interface DeactivationPolicy {
   /** Failure share (0..1) over the window at or above which a webhook is switched off; 0 = never. */
@@ -87,22 +86,6 @@ export interface DeliveryWorker {
 }
 
 
-/** The body of one delivery, or the reason none can be built (a permanent failure). */
-export function deliveryBody(w: Pick<ClaimedWebhook, 'webhookType'>, e: Pick<DueEvent, 'raw' | 'enhanced'>, explorerTxUrl?: string): { body: string } | { error: string } {
-  if (e.raw === null) return { error: 'payload no longer stored (retention); replay is not possible for this event' };
-  const base = w.webhookType.replace(/Devnet$/, '');
-  if (base === 'raw') return { body: `[${e.raw}]` };
-  if (e.enhanced === null) return { error: 'failed transaction: enhanced and discord webhooks do not receive failed transactions' };
-  if (base === 'enhanced') return { body: `[${e.enhanced}]` };
-  return { body: JSON.stringify(discordMessage(JSON.parse(e.enhanced) as EnhancedTransaction, explorerTxUrl)) };
-}
-
-function describe(e: unknown): string {
-  if (e instanceof SsrfError) return `refused target: ${e.message}`;
-  if (e instanceof GuardedFetchError) return e.kind === 'too_many_redirects' ? 'redirect not followed (webhook URLs must answer directly)' : `${e.kind}: ${e.message}`;
-  return (e as Error)?.message ?? String(e);
-}
-
 export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
   const id = o.workerId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   const pollMs = o.pollMs ?? 250;
@@ -145,7 +128,7 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
       error = built.error;
       final = true;
     } else if (target instanceof Error) {
-      error = describe(target);
+      error = attemptError(target);
     } else {
       try {
         status = await postOnConnection(conn, target, {
@@ -160,7 +143,7 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
         ok = status >= 200 && status < 300;
         if (!ok) error = `HTTP ${status}`;
       } catch (err) {
-        error = describe(err);
+        error = attemptError(err);
       }
     }
     const latencyMs = performance.now() - started;
