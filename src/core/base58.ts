@@ -17,6 +17,25 @@ const DIGITS4 = 58 ** 4; // an encoding limb holds four base-58 digits
 /** The four characters of every encoding limb value below 58^4 would be 11 M strings: built per digit instead. */
 const CHAR = Array.from(ALPHABET);
 
+/**
+ * The little-endian number in `limbs[0..used)` (each limb below `base`) times `mult` plus `add`, in place; returns
+ * the new count of limbs. Every product stays below 2^53 for the bases and multipliers used here.
+ */
+function mulAdd(limbs: Float64Array, used: number, mult: number, add: number, base: number): number {
+  let carry = add;
+  for (let j = 0; j < used; j++) {
+    const x = limbs[j] * mult + carry;
+    carry = Math.floor(x / base);
+    limbs[j] = x - carry * base;
+  }
+  while (carry > 0) {
+    const q = Math.floor(carry / base);
+    limbs[used++] = carry - q * base;
+    carry = q;
+  }
+  return used;
+}
+
 /** Base58 text → bytes; throws an Error on a character outside the alphabet (as bs58's `decode`). */
 export function decodeBase58(s: string): Uint8Array {
   const n = s.length;
@@ -38,17 +57,7 @@ export function decodeBase58(s: string): Uint8Array {
       group = group * 58 + d;
       mult *= 58;
     }
-    let carry = group;
-    for (let j = 0; j < used; j++) {
-      const x = limbs[j] * mult + carry;
-      carry = Math.floor(x / LIMB);
-      limbs[j] = x - carry * LIMB;
-    }
-    while (carry > 0) {
-      const q = Math.floor(carry / LIMB);
-      limbs[used++] = carry - q * LIMB;
-      carry = q;
-    }
+    used = mulAdd(limbs, used, mult, group, LIMB);
   }
   // Bytes of the number, big-endian, without leading zero bytes.
   let top = 0;
@@ -88,17 +97,7 @@ export function encodeBase58(bytes: Uint8Array): string {
       mult *= 256;
     }
     take = 3;
-    let carry = group;
-    for (let j = 0; j < used; j++) {
-      const x = limbs[j] * mult + carry;
-      carry = Math.floor(x / DIGITS4);
-      limbs[j] = x - carry * DIGITS4;
-    }
-    while (carry > 0) {
-      const q = Math.floor(carry / DIGITS4);
-      limbs[used++] = carry - q * DIGITS4;
-      carry = q;
-    }
+    used = mulAdd(limbs, used, mult, group, DIGITS4);
   }
   let out = '1'.repeat(zeros);
   for (let j = used - 1; j >= 0; j--) {
