@@ -42,6 +42,7 @@ import { countRows, createBenchDb } from './lib/db.js';
 import { fmt, REPO_ROOT, table, writeResult } from './lib/report.js';
 import { measureStorage, storageRows, type StorageReport } from './lib/storage.js';
 import { timeDb } from './lib/timed-db.js';
+import { cpuSeconds, endedChildrenSeconds, readCpu } from './lib/proc-cpu.js';
 
 export const description = 'solgate replay of N copies of a real mainnet block → PostgreSQL; non-vote tx/s vs mainnet (≈1,050/s)';
 /** Builds tens of MB of files and several databases: run it by name. */
@@ -56,6 +57,18 @@ const TABLES = [
   'token_accounts', 'token_extensions', 'wallet_transfers', 'wallet_funding', 'swap_prices', 'ingest_checkpoint',
 ] as const;
 
+/** CPU seconds of a CLI run: the CLI process (all its threads) and the PostgreSQL server (NaN/0 without /proc). */
+interface CliCpu {
+  cliS: number;
+  postgresS: number;
+}
+
+interface CliRun {
+  ms: number;
+  stdout: string;
+  cpu: CliCpu;
+}
+
 interface Stage {
   ms: number;
   nonVoteTxPerSec: number;
@@ -66,9 +79,9 @@ export interface ReplayBenchResult {
   config: { copies: number; batch: number };
   database: string;
   workload: { blocks: number; transactions: number; nonVoteTransactions: number; jsonMB: number };
-  cli: { root: string; full: Stage; oneCopy: { ms: number }; rereplay: { ms: number }; fullMinusStart: Stage };
+  cli: { root: string; full: Stage; fullCpu: CliCpu; oneCopy: { ms: number }; rereplay: { ms: number }; fullMinusStart: Stage };
   /** The same files through another checkout's CLI (--baseline-root). */
-  baseline: null | { root: string; full: Stage; rows: Record<string, number> };
+  baseline: null | { root: string; full: Stage; cpu: CliCpu; rows: Record<string, number> };
   split: null | { readJson: Stage; normalize: Stage; parseFold: Stage; sqlWrite: Stage; inProcessTotal: Stage };
   statements: { label: string; calls: number; ms: number }[];
   rows: Record<string, number>;
@@ -108,7 +121,9 @@ function rewriteSignatures(b64: string, k: number): string {
  * when the build is current: called directly so that a source file edited after the build never makes it fall
  * back to compiling TypeScript on start) against `url`; resolves with its wall time (ms).
  */
-function runCli(root: string, dir: string, url: string, cpuProf?: string): Promise<{ ms: number; stdout: string }> {
+function runCli(root: string, dir: string, url: string, cpuProf?: string): Promise<CliRun> {
+  const cpuBefore = readCpu();
+  const childBefore = endedChildrenSeconds();
   return new Promise((resolve, reject) => {
     const args = [...(cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${cpuProf}`] : []), join(root, 'dist', 'cli', 'main.js'), 'replay', dir];
     const t0 = performance.now();
@@ -125,9 +140,31 @@ function runCli(root: string, dir: string, url: string, cpuProf?: string): Promi
     proc.on('exit', (code) => {
       const ms = performance.now() - t0;
       if (code !== 0) reject(new Error(`replay bench: solgate replay exited with ${code}\n${err.slice(-4000)}`));
-      else resolve({ ms, stdout: out.trim() });
+      else {
+        // The CLI's CPU (its threads and the decode workers: the ended child's user + system time) and PostgreSQL's.
+        const cpu = { cliS: endedChildrenSeconds() - childBefore, postgresS: cpuSeconds(cpuBefore, readCpu(), { postgres: true }) };
+        resolve({ ms, stdout: out.trim(), cpu });
+      }
     });
   });
+}
+
+/**
+ * A throwaway database for the CLI of `root`, migrated by that CLI (`solgate migrate`) before anything is timed, so
+ * checkouts whose schemas differ each replay into their own.
+ */
+async function cliDb(root: string): Promise<Awaited<ReturnType<typeof createBenchDb>>> {
+  const db = await createBenchDb({ migrate: false });
+  await new Promise<void>((resolve, reject) => {
+    const p = spawn(process.execPath, [join(root, 'dist', 'cli', 'main.js'), 'migrate'], {
+      cwd: root,
+      env: { ...process.env, DATABASE_URL: db.url, LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    p.on('error', reject);
+    p.on('exit', (c) => (c === 0 ? resolve() : reject(new Error(`replay bench: solgate migrate failed (${c})`))));
+  });
+  return db;
 }
 
 function ensureBuild(root: string): Promise<void> {
@@ -172,13 +209,13 @@ export async function run(argv: string[] = []): Promise<ReplayBenchResult> {
   const dbs: Awaited<ReturnType<typeof createBenchDb>>[] = [];
   try {
     // 2. The CLI on one copy: the fixed cost of a run (process start, connect, migration check).
-    const one = await createBenchDb();
+    const one = await cliDb(root);
     dbs.push(one);
     const oneRun = await runCli(root, oneDir, one.url as string);
     log(`replay: CLI, one copy: ${fmt(oneRun.ms / 1000)} s`);
 
     // 3. The CLI on the N copies: the figure.
-    const main = await createBenchDb();
+    const main = await cliDb(root);
     dbs.push(main);
     const full = await runCli(root, dir, main.url as string, cpuProf);
     log(`replay: CLI, ${copies} copies: ${fmt(full.ms / 1000)} s — ${full.stdout}`);
@@ -195,13 +232,13 @@ export async function run(argv: string[] = []): Promise<ReplayBenchResult> {
     // 4b. The baseline checkout's CLI on the same files, into a database of its own.
     let baseline: ReplayBenchResult['baseline'] = null;
     if (baselineRoot) {
-      const bdb = await createBenchDb();
+      const bdb = await cliDb(baselineRoot);
       dbs.push(bdb);
       const b = await runCli(baselineRoot, dir, bdb.url as string);
       const bRows = await countRows(bdb.db, TABLES);
       log(`replay: baseline CLI (${baselineRoot}), ${copies} copies: ${fmt(b.ms / 1000)} s`);
       if (JSON.stringify(bRows) !== JSON.stringify(rows)) log(`replay: NOTE row counts differ from the baseline's: ${JSON.stringify(bRows)}`);
-      baseline = { root: baselineRoot, full: stage(b.ms, nonVote), rows: bRows };
+      baseline = { root: baselineRoot, full: stage(b.ms, nonVote), cpu: b.cpu, rows: bRows };
     }
 
     // 5. In-process split of the same work, one stage at a time on this thread.
@@ -255,7 +292,7 @@ export async function run(argv: string[] = []): Promise<ReplayBenchResult> {
       database: main.description,
       workload: { blocks: copies, transactions: perBlock * copies, nonVoteTransactions: nonVote, jsonMB: Number((bytes / 1e6).toFixed(1)) },
       baseline,
-      cli: { root, full: stage(full.ms, nonVote), oneCopy: { ms: Math.round(oneRun.ms) }, rereplay: { ms: Math.round(again.ms) }, fullMinusStart: stage(Math.max(1, full.ms - oneRun.ms), nonVote - nonVote / copies) },
+      cli: { root, full: stage(full.ms, nonVote), fullCpu: full.cpu, oneCopy: { ms: Math.round(oneRun.ms) }, rereplay: { ms: Math.round(again.ms) }, fullMinusStart: stage(Math.max(1, full.ms - oneRun.ms), nonVote - nonVote / copies) },
       split,
       statements,
       rows,
@@ -300,6 +337,8 @@ function printReport(r: ReplayBenchResult): void {
     );
   }
   log(table(['stage', 'time', 'non-vote tx/s', '× mainnet', 'share'], rows));
+  const cpu = (c: CliCpu) => `CLI ${fmt(c.cliS)} s, PostgreSQL ${fmt(c.postgresS)} s (${Math.round((1000 * (c.cliS + c.postgresS)) / r.config.copies)} ms per block)`;
+  log(`\nCPU of the CLI run (user + system): ${cpu(r.cli.fullCpu)}${r.baseline ? `; baseline's ${cpu(r.baseline.cpu)}` : ''}`);
   if (r.statements.length) {
     log('\nSQL statements of the in-process split:');
     log(table(['statement', 'calls', 'total ms', 'ms/call'], r.statements.map((s) => [s.label, s.calls, s.ms, s.ms / s.calls])));

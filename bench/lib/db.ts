@@ -20,7 +20,11 @@ export interface BenchDb {
 }
 
 /** Creates and migrates a throwaway database (`solgate_bench_<random>`); `drop()` removes it. */
-export async function createBenchDb(opts: { poolSize?: number } = {}): Promise<BenchDb> {
+/**
+ * A throwaway database, migrated with this checkout's migrations unless `migrate` is false (a benchmark that runs
+ * another checkout's CLI against it lets that CLI apply its own: see bench/replay.ts).
+ */
+export async function createBenchDb(opts: { poolSize?: number; migrate?: boolean } = {}): Promise<BenchDb> {
   const base = process.env.DATABASE_URL;
   if (!base) {
     const db = await openDb({ inMemory: true });
@@ -36,7 +40,7 @@ export async function createBenchDb(opts: { poolSize?: number } = {}): Promise<B
   const u = new URL(base);
   u.pathname = `/${name}`;
   const db = await openDb({ databaseUrl: u.toString(), poolSize: opts.poolSize ?? 4 });
-  await migrate(db);
+  if (opts.migrate !== false) await migrate(db);
   const shown = new URL(u.toString());
   shown.password = shown.password ? '***' : '';
   return {

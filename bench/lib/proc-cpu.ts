@@ -9,8 +9,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 /** Clock ticks per second of `/proc/<pid>/stat` (USER_HZ: 100 on Linux). */
 const TICKS_PER_SECOND = 100;
 
-/** CPU ticks so far of every process, by pid, with whether it is a PostgreSQL process. */
-export type CpuReading = Map<number, { ticks: number; postgres: boolean }>;
+/**
+ * CPU ticks so far of every process, by pid, with whether it is a PostgreSQL process; `reaped` is the CPU of its
+ * children that have ended (PostgreSQL's postmaster collects that of every backend whose connection closed).
+ */
+export type CpuReading = Map<number, { ticks: number; reaped: number; postgres: boolean }>;
 
 export function readCpu(): CpuReading {
   const out: CpuReading = new Map();
@@ -26,8 +29,11 @@ export function readCpu(): CpuReading {
       // Fields after the command name (which may contain spaces): state is field 3, utime 14, stime 15.
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       const ticks = Number(f[11]) + Number(f[12]);
+      const reaped = Number(f[13]) + Number(f[14]);
       const cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8');
-      out.set(Number(d), { ticks, postgres: cmd.startsWith('postgres') });
+      // Backends and auxiliary processes retitle themselves `postgres: …`; the postmaster runs as `…/bin/postgres`.
+      const postgres = cmd.startsWith('postgres') || cmd.slice(0, cmd.indexOf('\0')).endsWith('/postgres');
+      out.set(Number(d), { ticks, reaped, postgres });
     } catch {
       // the process ended meanwhile
     }
@@ -35,12 +41,28 @@ export function readCpu(): CpuReading {
   return out;
 }
 
-/** CPU seconds between two readings of the processes `pids` (and of every PostgreSQL process with `postgres`). */
+/**
+ * CPU seconds between two readings of the processes `pids`, and with `postgres` of the PostgreSQL server: its
+ * processes and the backends that ended between the readings (a client's connections, closed when it exits; a backend already
+ * running at the first reading that ended before the second counts in full).
+ */
 export function cpuSeconds(before: CpuReading, after: CpuReading, o: { pids?: readonly number[]; postgres?: boolean }): number {
   let ticks = 0;
   for (const [pid, a] of after) {
-    if (!(o.pids?.includes(pid) || (o.postgres && a.postgres))) continue;
-    ticks += a.ticks - (before.get(pid)?.ticks ?? 0);
+    const b = before.get(pid);
+    if (o.pids?.includes(pid)) ticks += a.ticks - (b?.ticks ?? 0);
+    else if (o.postgres && a.postgres) ticks += a.ticks - (b?.ticks ?? 0) + a.reaped - (b?.reaped ?? 0);
   }
   return ticks / TICKS_PER_SECOND;
+}
+
+/** CPU seconds used so far by this process's children that have ended (user + system). */
+export function endedChildrenSeconds(): number {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[13]) + Number(f[14])) / TICKS_PER_SECOND;
+  } catch {
+    return Number.NaN;
+  }
 }
