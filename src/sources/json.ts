@@ -19,10 +19,35 @@ const MAYBE_BIG_INT = /(?:^|[:,[])\s*-?\d{16}/;
 /**
  * `JSON.parse`, except that integer literals too long to be exact as a JS number become decimal strings.
  * Throws the `JSON.parse` SyntaxError on invalid input.
+ *
+ * When a candidate exists, the text is parsed as it is first: if no number of the result lies beyond ±(2^53 − 1),
+ * every integer literal in it was exact (a literal beyond that bound parses to at least 2^53), so the result is
+ * returned as it is, and only otherwise is the text rewritten (every literal of 16 or more digits outside strings
+ * quoted) and parsed again. A real mainnet block holds 16-digit lamport balances below the bound and none above
+ * it: its walk takes about a tenth of the rewrite.
  */
 export function parseJsonLossless(text: string): unknown {
   if (!MAYBE_BIG_INT.test(text)) return JSON.parse(text);
-  return JSON.parse(quoteBigInts(text));
+  const doc: unknown = JSON.parse(text);
+  return holdsInexactNumber(doc) ? JSON.parse(quoteBigInts(text)) : doc;
+}
+
+/** Whether a parsed JSON value holds a number beyond the safe integers (an integer literal may have lost digits). */
+function holdsInexactNumber(v: unknown): boolean {
+  if (typeof v === 'number') return !(v <= Number.MAX_SAFE_INTEGER && v >= -Number.MAX_SAFE_INTEGER);
+  if (typeof v !== 'object' || v === null) return false;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const x: unknown = v[i];
+      if ((typeof x === 'object' || typeof x === 'number') && holdsInexactNumber(x)) return true;
+    }
+    return false;
+  }
+  for (const k in v) {
+    const x: unknown = (v as Record<string, unknown>)[k];
+    if ((typeof x === 'object' || typeof x === 'number') && holdsInexactNumber(x)) return true;
+  }
+  return false;
 }
 
 const isDigit = (c: number) => c >= 48 && c <= 57;

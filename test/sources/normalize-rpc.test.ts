@@ -320,4 +320,17 @@ describe('parseJsonLossless', () => {
       f: 0.12345678901234567,
     });
   });
+
+  it('keeps numbers of 16 digits that are exact, and quotes every long literal once one is not', () => {
+    // The real block's largest balance: 16 digits, below 2^53.
+    expect(parseJsonLossless('{"preBalances":[3875956465078590,5],"s":": 882121401292542762,"}')).toEqual({
+      preBalances: [3875956465078590, 5],
+      s: ': 882121401292542762,',
+    });
+    // 2^53 + 1 would parse as 2^53: the text is rewritten, and then the exact 16-digit literal is a string too.
+    expect(parseJsonLossless('{"a":[9007199254740993],"b":{"c":3875956465078590}}')).toEqual({ a: ['9007199254740993'], b: { c: '3875956465078590' } });
+    expect(parseJsonLossless('[{"x":[[-9007199254740993]]}]')).toEqual([{ x: [['-9007199254740993']] }]);
+    // A number beyond the bound that is no integer literal also sends the text to the rewrite, which leaves it as is.
+    expect(parseJsonLossless('{"big":1e300,"n":1234567890123456}')).toEqual({ big: 1e300, n: '1234567890123456' });
+  });
 });
