@@ -165,7 +165,7 @@ function foldTx(u: BlockUpdate, { tx, events }: ParsedTx, ctx: FoldContext): voi
       for (const [mint, v] of c) list.push({ mint, amount: v.amount.toString(), decimals: v.decimals });
     }
     const writable = rel === 1 ? (wrote.get(address) ?? null) : null;
-    u.addressLinks.push({ address, slot: tx.slot, txIndex, signature: tx.signature, relation: rel, changes: list, enhancedType, writable });
+    u.addressLinks.push({ address, slot: tx.slot, txIndex, relation: rel, changes: list, enhancedType, writable });
   }
 
   foldEvents(u, tx, events, pos, txIndex, resolve, ctx);

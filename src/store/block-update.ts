@@ -39,12 +39,14 @@ export interface TxRow {
   memo: string | null;
 }
 
-/** relation: 1 direct reference, 2 changed an owned token account's balance, 3 touched an owned token account. */
+/**
+ * relation: 1 direct reference, 2 changed an owned token account's balance, 3 touched an owned token account. The
+ * transaction is its position (slot, txIndex); its row in `transactions` holds the signature (migration 044).
+ */
 export interface AddressLinkRow {
   address: string;
   slot: number;
   txIndex: number;
-  signature: string;
   relation: 1 | 2 | 3;
   changes: BalanceChange[] | null;
   /** The transaction's enhanced type, repeated on each link so a wallet's history filters by type on one index. */

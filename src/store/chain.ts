@@ -82,7 +82,6 @@ export function addressLinksStatement(rows: AddressLinkRow[], fresh = false): St
       { name: 'address', type: 'text', get: (r: AddressLinkRow) => r.address },
       { name: 'slot', type: 'bigint', get: (r) => r.slot },
       { name: 'tx_index', type: 'int', get: (r) => r.txIndex },
-      { name: 'signature', type: 'text', get: (r) => r.signature },
       { name: 'relation', type: 'smallint', get: (r) => r.relation },
       { name: 'changes', type: 'jsonb', get: (r) => (r.changes ? changesJson(r.changes) : null) },
       { name: 'enhanced_type', type: 'text', get: (r) => r.enhancedType },
@@ -91,7 +90,8 @@ export function addressLinksStatement(rows: AddressLinkRow[], fresh = false): St
     rows,
     // The type and the written flag follow the latest record that has one (a record with meta normally comes last;
     // a row written before migration 027 gets its flag when its slot is ingested again).
-    // Keyed by position (migration 040): (slot, tx_index) identifies the transaction; the signature is in the row.
+    // Keyed by position (migration 040): (slot, tx_index) identifies the transaction, whose row holds the signature
+    // (migration 044).
     fresh
       ? ''
       : `ON CONFLICT (address, slot, tx_index) DO UPDATE SET
@@ -220,8 +220,8 @@ export async function queryHistory(q: Queryable, h: HistoryQuery): Promise<Histo
     signature: string; slot: number; tx_index: number; block_time: number | null; fee: number | null;
     fee_payer: string; err: unknown; changes: BalanceChange[] | null;
   }>(
-    `SELECT a.signature, a.slot, a.tx_index, t.block_time, t.fee, t.fee_payer, t.err, a.changes
-       FROM address_transactions a JOIN transactions t ON t.signature = a.signature AND t.slot = a.slot
+    `SELECT t.signature, a.slot, a.tx_index, t.block_time, t.fee, t.fee_payer, t.err, a.changes
+       FROM address_transactions a JOIN transactions t ON t.slot = a.slot AND t.tx_index = a.tx_index
       WHERE a.address = $1 AND a.relation <= $2 AND a.slot <= $3 ${bound} ${typed}
       ORDER BY a.slot ${dir}, a.tx_index ${dir}
       LIMIT $4`,
@@ -282,7 +282,7 @@ export async function addressTransactionsPage(q: Queryable, x: AddressTxQuery): 
   };
   add('a.slot', x.slot, 'int8');
   add('t.block_time', x.blockTime, 'int8');
-  add('a.signature', x.signature, 'text');
+  add('t.signature', x.signature, 'text');
   if (x.types?.length) {
     params.push(x.types);
     where.push(`a.enhanced_type = ANY($${params.length}::text[])`);
@@ -296,8 +296,8 @@ export async function addressTransactionsPage(q: Queryable, x: AddressTxQuery): 
   params.push(x.limit + 1);
   const dir = x.desc ? 'DESC' : 'ASC';
   const { rows } = await q.query<{ signature: string; slot: string | number; tx_index: number; block_time: string | number | null; err: unknown; memo: string | null }>(
-    `SELECT a.signature, a.slot, a.tx_index, t.block_time, t.err, t.memo
-       FROM address_transactions a JOIN transactions t ON t.signature = a.signature AND t.slot = a.slot
+    `SELECT t.signature, a.slot, a.tx_index, t.block_time, t.err, t.memo
+       FROM address_transactions a JOIN transactions t ON t.slot = a.slot AND t.tx_index = a.tx_index
       WHERE ${where.join(' AND ')}
       ORDER BY a.slot ${dir}, a.tx_index ${dir}
       LIMIT $${params.length}`,

@@ -276,7 +276,7 @@ describe('standard JSON-RPC through solgate', () => {
 
       // The index's rows: the failed transfer wrote its fee payer only; O signed the good one read-only.
       const { rows } = await ta.t.db.query<{ address: string; signature: string; writable: boolean | null }>(
-        'SELECT address, signature, writable FROM address_transactions WHERE signature = ANY($1) AND relation = 1',
+        'SELECT a.address, t.signature, a.writable FROM address_transactions a JOIN transactions t ON t.slot = a.slot AND t.tx_index = a.tx_index WHERE t.signature = ANY($1) AND a.relation = 1',
         [[ok.signature, bad.signature]],
       );
       const flag = (sig: string, a: string) => rows.find((r) => r.signature === sig && r.address === a)?.writable;

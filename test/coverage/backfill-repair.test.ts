@@ -62,10 +62,23 @@ afterAll(async () => {
   await net?.close();
 });
 
-async function rowsOf(signature: string): Promise<Record<string, unknown[]>> {
+/** A transaction of the index: its signature, and its position, which its address links are keyed by (migration 044). */
+interface TxKey {
+  signature: string;
+  slot: string;
+  txIndex: number;
+}
+
+/** `WHERE` clause and parameters that select `tx`'s rows of a history table. */
+const rowsOfTx = (table: string, tx: TxKey): [string, unknown[]] =>
+  table === 'address_transactions' ? ['slot = $1 AND tx_index = $2', [tx.slot, tx.txIndex]] : ['signature = $1', [tx.signature]];
+
+async function rowsOf(tx: TxKey): Promise<Record<string, unknown[]>> {
   const out: Record<string, unknown[]> = {};
-  for (const table of HISTORY)
-    out[table] = (await t.db.query(`SELECT * FROM ${table} WHERE signature = $1 ORDER BY 1, 2, 3, 4`, [signature])).rows.map((r) => JSON.stringify(r));
+  for (const table of HISTORY) {
+    const [where, params] = rowsOfTx(table, tx);
+    out[table] = (await t.db.query(`SELECT * FROM ${table} WHERE ${where} ORDER BY 1, 2, 3, 4`, params)).rows.map((r) => JSON.stringify(r));
+  }
   return out;
 }
 
@@ -80,18 +93,21 @@ describe('backfill repair runs', () => {
     const wallet = demo.wallets[0];
     // A transaction that names the wallet (relation 1): the ones it is in only as a token account's owner are in that
     // token account's signatures, not the wallet's, and a repair of the wallet reads the wallet's.
-    const { rows } = await t.db.query<{ signature: string; tx_index: number }>(
-      'SELECT t.signature, t.tx_index FROM address_transactions a JOIN transactions t ON t.signature = a.signature AND t.slot = a.slot WHERE a.address = $1 AND a.relation = 1 AND a.slot >= $2 ORDER BY a.slot DESC LIMIT 1',
+    const { rows } = await t.db.query<{ signature: string; slot: string; tx_index: number }>(
+      'SELECT t.signature, t.slot::text AS slot, t.tx_index FROM address_transactions a JOIN transactions t ON t.slot = a.slot AND t.tx_index = a.tx_index WHERE a.address = $1 AND a.relation = 1 AND a.slot >= $2 ORDER BY a.slot DESC LIMIT 1',
       [wallet, origin + 3],
     );
     expect(rows.length).toBe(1);
-    const lost = rows[0].signature;
+    const lost: TxKey = { signature: rows[0].signature, slot: rows[0].slot, txIndex: rows[0].tx_index };
     const whole = await rowsOf(lost);
     expect(whole.address_transactions.length).toBeGreaterThan(1);
     // The wallet's history before the origin, backfilled the plain way.
     await enqueueBackfill(t.db, [wallet]);
     expect(await finished(wallet)).toBe('done');
-    for (const table of HISTORY) await t.db.query(`DELETE FROM ${table} WHERE signature = $1`, [lost]);
+    for (const table of HISTORY) {
+      const [where, params] = rowsOfTx(table, lost);
+      await t.db.query(`DELETE FROM ${table} WHERE ${where}`, params);
+    }
 
     // Asked again the plain way: a done backfill is left as it is; the lost transaction stays lost.
     await enqueueBackfill(t.db, [wallet]);

@@ -74,7 +74,7 @@ beforeAll(async () => {
   t = await createTestDb();
   await replayInto(t.db, [BLOCK]);
   wire = readBlock();
-  rows = (await t.db.query<{ address: string; signature: string; writable: boolean | null }>('SELECT address, signature, writable FROM address_transactions WHERE relation = 1')).rows;
+  rows = (await t.db.query<{ address: string; signature: string; writable: boolean | null }>('SELECT a.address, t.signature, a.writable FROM address_transactions a JOIN transactions t ON t.slot = a.slot AND t.tx_index = a.tx_index WHERE a.relation = 1')).rows;
   linked = new Map(rows.map((r) => [`${r.signature}|${r.address}`, r.writable]));
 }, 120_000);
 afterAll(async () => t?.drop());

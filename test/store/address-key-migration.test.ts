@@ -45,13 +45,17 @@ afterAll(async () => {
 
 describe('migration 040 (address links keyed by position)', () => {
   it('moves transactions that shared a position to their derived negative one, in every history table, keeping every row', async () => {
-    expect(await migrate(t.db)).toContain('040_address_tx_narrow_key.sql');
+    expect(await migrate(t.db, listMigrations().filter((m) => m.version <= 40))).toContain('040_address_tx_narrow_key.sql');
     const want = { A: [unknownTxIndex(SHARED[0])], B: [unknownTxIndex(SHARED[1])], C: [unknownTxIndex(SHARED[2])], D: [0] };
     for (const w of Object.values(want)) expect(w[0]).toBeLessThanOrEqual(0);
     expect(await positions('transactions')).toEqual(want);
     expect(await positions('wallet_transfers')).toEqual(want);
     const links = await positions('address_transactions');
-    expect(links).toEqual(Object.fromEntries(Object.entries(want).map(([k, v]) => [k, [v[0], v[0]]])));
+    const linked = Object.fromEntries(Object.entries(want).map(([k, v]) => [k, [v[0], v[0]]]));
+    expect(links).toEqual(linked);
+    // Migration 044 drops the links' signature: each link still names its transaction, by position.
+    expect(await migrate(t.db)).toContain('044_address_tx_no_signature.sql');
+    expect(await positions('address_transactions a JOIN transactions t USING (slot, tx_index)')).toEqual(linked);
   });
 
   it('keys the table by (address, slot, tx_index)', async () => {
@@ -65,7 +69,7 @@ describe('migration 040 (address links keyed by position)', () => {
     const before = await page();
     expect(before.map((r) => r.signature).sort()).toEqual([...SHARED, ALONE].sort());
     // The ingest fold writes a transaction without a known position at unknownTxIndex(signature): the same key.
-    await writeAddressLinks(t.db, [{ address: 'wallet', slot: 200, txIndex: unknownTxIndex(SHARED[1]), signature: SHARED[1], relation: 1, changes: null, enhancedType: 'TRANSFER', writable: true }]);
+    await writeAddressLinks(t.db, [{ address: 'wallet', slot: 200, txIndex: unknownTxIndex(SHARED[1]), relation: 1, changes: null, enhancedType: 'TRANSFER', writable: true }]);
     expect(await page()).toEqual(before);
     // Keyset pages over negative positions: one row at a time reaches every row once.
     const seen: string[] = [];

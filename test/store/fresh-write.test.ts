@@ -23,7 +23,7 @@ function block(slot: number, txs: number, over: (l: AddressLinkRow) => AddressLi
     const signature = sig(slot, i);
     u.transactions.push({ signature, slot, txIndex: i, blockTime: 1000 + slot, fee: 5000n, feePayer: A, err: null, hasMeta: true, enhancedType: 'TRANSFER', memo: null });
     for (const [address, relation] of [[A, 1], [B, 2]] as const) {
-      u.addressLinks.push(over({ address, slot, txIndex: i, signature, relation, changes: relation === 2 ? [{ mint: MINT, amount: '-5', decimals: 9 }] : null, enhancedType: 'TRANSFER', writable: relation === 1 ? true : null }));
+      u.addressLinks.push(over({ address, slot, txIndex: i, relation, changes: relation === 2 ? [{ mint: MINT, amount: '-5', decimals: 9 }] : null, enhancedType: 'TRANSFER', writable: relation === 1 ? true : null }));
     }
     const t: WalletTransferRow = { wallet: A, slot, txIndex: i, signature, ord: 0, direction: 'o', counterparty: B, mint: MINT, amount: 5n, decimals: 9, blockTime: 1000 + slot };
     u.transfers.push(t, { ...t, wallet: B, direction: 'i', counterparty: A });

@@ -50,10 +50,12 @@ describe('migration 032 (partitioned append-only tables)', () => {
   it('keeps every row of a database populated under migration 031', async () => {
     const before = await tableDigests(t.db, TABLES);
     expect(before.transactions.rows).toBe(40);
-    expect(await migrate(t.db)).toContain('032_partitions.sql');
+    expect(await migrate(t.db, listMigrations().filter((m) => m.version <= 32))).toContain('032_partitions.sql');
     expect(await tableDigests(t.db, TABLES)).toEqual(before);
     const { rows } = await t.db.query<{ relkind: string }>(`SELECT relkind FROM pg_class WHERE relname = 'transactions'`);
     expect(rows[0].relkind).toBe('p');
+    // The migrations after it (044 drops the address links' signature column) for the writers of the tests below.
+    await migrate(t.db);
   });
 
   it('lays the history out as the old rows, then a DEFAULT partition', async () => {
@@ -68,7 +70,7 @@ describe('migration 032 (partitioned append-only tables)', () => {
   it('takes the writers\' upserts on the new keys: re-writing changes nothing, new rows are added', async () => {
     const row = { signature: 'sig3', slot: 121, txIndex: 0, blockTime: 1700000000, fee: 5000n, feePayer: 'payer', err: null, hasMeta: true, enhancedType: 'TRANSFER', memo: null };
     await writeTransactions(t.db, [row, { ...row, signature: 'new1', slot: 520 }]);
-    await writeAddressLinks(t.db, [{ address: 'wallet', slot: 520, txIndex: 0, signature: 'new1', relation: 1, changes: null, enhancedType: 'TRANSFER', writable: true }]);
+    await writeAddressLinks(t.db, [{ address: 'wallet', slot: 520, txIndex: 0, relation: 1, changes: null, enhancedType: 'TRANSFER', writable: true }]);
     const { rows } = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM transactions');
     expect(rows[0].n).toBe(41);
     expect(await getTxPosition(t.db, 'sig3')).toEqual({ slot: 121, txIndex: 0, signature: 'sig3' });

@@ -1,0 +1,13 @@
+-- The address links stop repeating their transaction's signature (issues #21, #22). A link names its transaction
+-- by position, (slot, tx_index), unique per slot since migration 040 and the key of `transactions_slot_idx`;
+-- readers take the signature from the transaction row (src/store/chain.ts). The 88-character signature was over
+-- a third of each link row and of the ingest's parameter text: measured on 50 copies of mainnet block 254170887,
+-- the table takes 2,106 instead of 3,886 bytes per non-vote transaction and the replay 0.87x of the time
+-- (docs/benchmarks.md#storage).
+--
+-- Links are written in the same statement as their transaction rows, and retention drops the partitions of the
+-- history tables together, so every link has its transaction row.
+--
+-- Dropping the column changes the catalogue only: rows already stored keep their bytes until their partition is
+-- dropped by retention or rewritten (VACUUM FULL); rows written from now on are narrower.
+ALTER TABLE address_transactions DROP COLUMN signature;
