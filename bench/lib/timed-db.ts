@@ -53,6 +53,19 @@ export function timeDb(inner: Db): TimedDb {
         add(statementLabel(sql), performance.now() - t0);
       }
     },
+    // COPY where the wrapped transaction has it (PostgreSQL), timed as `COPY <table>`.
+    ...(q.copyFrom
+      ? {
+          async copyFrom(table: string, columns: readonly string[], text: string) {
+            const t0 = performance.now();
+            try {
+              await q.copyFrom?.(table, columns, text);
+            } finally {
+              add(`COPY ${table}`, performance.now() - t0);
+            }
+          },
+        }
+      : {}),
   });
   const outer = timed(inner, true);
   const result: TimedDb = {

@@ -63,6 +63,13 @@ export interface Statement {
   params: unknown[];
 }
 
+/** Rows for `Queryable.copyFrom`: the table, its columns, and the rows as COPY text (src/store/copy-text.ts). */
+export interface Copy {
+  table: string;
+  columns: string[];
+  text: string;
+}
+
 /**
  * `INSERT INTO table AS t (cols) SELECT cols FROM unnest(...) <conflict>` as a statement (null without rows).
  * `select` may wrap columns (e.g. COALESCE) — by default the unnested columns as they are.

@@ -6,6 +6,7 @@
  * fees, times — all far below 2^53); u64 token amounts are stored as NUMERIC and come back as strings.
  */
 import pg from 'pg';
+import { from as copyFromStdin } from 'pg-copy-streams';
 import { createHash } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { acquireDataDirLock, type DataDirLock } from './data-dir-lock.js';
@@ -29,6 +30,11 @@ export interface QueryOptions {
 /** Something that runs SQL: the database itself or an open transaction. */
 export interface Queryable {
   query<T = Record<string, unknown>>(sql: string, params?: unknown[], opts?: QueryOptions): Promise<QueryResult<T>>;
+  /**
+   * `COPY table (columns) FROM STDIN` of `text`, rows in COPY's text format (src/store/copy-text.ts). Present on
+   * transactions (`Db.tx`) only: writers that can use it fall back to their statements without it.
+   */
+  copyFrom?(table: string, columns: readonly string[], text: string): Promise<void>;
 }
 
 /** How many distinct statement texts a process prepares (each is kept by every pool connection that ran it). */
@@ -164,6 +170,11 @@ function openPostgres(url: string, max: number): Db {
             tail = run.catch(() => {});
             return run.then((r) => ({ rows: r.rows as R[] }));
           },
+          copyFrom(table, columns, text) {
+            const run = tail.then(() => copyIn(client, `COPY ${table} (${columns.join(', ')}) FROM STDIN`, text));
+            tail = run.catch(() => {});
+            return run;
+          },
         };
         const out = await fn(q);
         await client.query('COMMIT');
@@ -184,6 +195,16 @@ function openPostgres(url: string, max: number): Db {
       await pool.end();
     },
   };
+}
+
+/** Runs a `COPY … FROM STDIN` on `client` with `text` as its data; resolves once the server has taken every row. */
+function copyIn(client: pg.PoolClient, sql: string, text: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const stream = client.query(copyFromStdin(sql));
+    stream.on('error', reject);
+    stream.on('finish', () => resolve());
+    stream.end(Buffer.from(text));
+  });
 }
 
 const CHANNEL_RE = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -274,6 +295,10 @@ async function openPglite(dataDir: string | undefined, owner: string | undefined
           async query<R>(sql: string, params?: unknown[]) {
             const r = await t.query<R>(sql, params as unknown[]);
             return { rows: r.rows };
+          },
+          // PGlite takes COPY data from a Blob named by its virtual file /dev/blob.
+          async copyFrom(table, columns, text) {
+            await t.query(`COPY ${table} (${columns.join(', ')}) FROM '/dev/blob'`, [], { blob: new Blob([text]) });
           },
         }),
       );

@@ -5,7 +5,7 @@
  */
 import type { Db, Queryable } from './db.js';
 import { emptyUpdate, type BlockUpdate } from './block-update.js';
-import { addressLinksStatement, blocksStatement, checkpointStatement, transactionsStatement } from './chain.js';
+import { addressLinksCopy, addressLinksStatement, blocksStatement, checkpointStatement, transactionsStatement } from './chain.js';
 import {
   mintsStatement,
   solBalancesStatement,
@@ -62,11 +62,11 @@ const CORE_FIELDS: ReadonlySet<string> = new Set([
  * The guarded inserts of the chain, token, wallet-activity and price families, and the checkpoint. `fresh`: the
  * address links and wallet transfers as plain inserts (see `writeUpdates`).
  */
-function coreStatements(u: BlockUpdate, blocks: BlockUpdate[], fresh = false): Statement[] {
+function coreStatements(u: BlockUpdate, blocks: BlockUpdate[], fresh = false, linksCopied = false): Statement[] {
   const stmts = [
     blocksStatement(blocks.flatMap((b) => (b.block ? [b.block] : []))),
     transactionsStatement(dedupeBy(u.transactions, (t) => t.signature, (a, b) => a.hasMeta || !b.hasMeta)),
-    addressLinksStatement(dedupeLinks(u), fresh),
+    linksCopied ? null : addressLinksStatement(dedupeLinks(u), fresh),
     solBalancesStatement(u.solBalances),
     mintsStatement(u.mints),
     supplyChangesStatement(u.supplyChanges),
@@ -85,16 +85,19 @@ async function writeUpdateRows(q: Queryable, u: BlockUpdate, blocks: BlockUpdate
   // Not waiting for the WAL flush is safe here: the checkpoint commits with the rows, so after a crash the
   // ingester resumes from the last durable checkpoint and re-writes (idempotently) whatever was lost.
   await q.query('SET LOCAL synchronous_commit = off');
-  const statement = (fresh: boolean): Statement | null => {
-    const all = [...coreStatements(u, blocks, fresh), ...extra];
+  const statement = (fresh: boolean, linksCopied = false): Statement | null => {
+    const all = [...coreStatements(u, blocks, fresh, linksCopied), ...extra];
     return all.length ? combineStatements(all) : null;
   };
   let written = false;
   if (tryFresh(u, blocks)) {
     // A savepoint, so that a unique violation leaves the transaction usable for the guarded statement.
     await q.query('SAVEPOINT fresh_rows');
-    const all = statement(true) as Statement;
+    // The new links by COPY where the transaction can, the rest in the plain statement.
+    const copy = q.copyFrom ? addressLinksCopy(dedupeLinks(u)) : null;
+    const all = statement(true, copy !== null) as Statement;
     try {
+      if (copy) await q.copyFrom?.(copy.table, copy.columns, copy.text);
       await q.query(all.sql, all.params);
       written = true;
     } catch (err) {
@@ -198,7 +201,8 @@ function tryFresh(merged: BlockUpdate, updates: BlockUpdate[]): boolean {
  * own implicit transaction, in one round trip (which matters when the ingester decodes the next blocks on the
  * same event loop while this write runs). `more`: further guarded statements of other families (independent of
  * these tables' new rows) to commit with the update.
- * Whole blocks are tried with plain inserts first (`tryFresh`).
+ * Whole blocks are tried with plain inserts first (`tryFresh`): their address links by COPY and the rest as that
+ * one statement, in one transaction (COPY takes about half the time of the links' insert from arrays).
  */
 export async function writeUpdates(db: Db, updates: BlockUpdate[], more: Statement[] = []): Promise<void> {
   if (!updates.length) return;
@@ -209,21 +213,25 @@ export async function writeUpdates(db: Db, updates: BlockUpdate[], more: Stateme
   const onlyCore = Object.entries(merged).every(([k, v]) => CORE_FIELDS.has(k) || !Array.isArray(v) || v.length === 0);
   if (onlyCore) {
     // Asynchronous commit is safe for the reason given in writeUpdateRows.
-    const statement = (fresh: boolean): Statement | null => {
-      const all = [...coreStatements(merged, updates, fresh), ...extra];
-      return all.length ? combineStatements(all, { asyncCommit: true }) : null;
-    };
     if (tryFresh(merged, updates)) {
-      const all = statement(true) as Statement;
       try {
-        await db.query(all.sql, all.params);
+        // The new links by COPY, in a transaction with the one statement of the rest.
+        await db.tx(async (q) => {
+          const copy = q.copyFrom ? addressLinksCopy(dedupeLinks(merged)) : null;
+          const rest = combineStatements([...coreStatements(merged, updates, true, copy !== null), ...extra], { asyncCommit: true });
+          if (copy) await q.copyFrom?.(copy.table, copy.columns, copy.text);
+          await q.query(rest.sql, rest.params);
+        });
         return;
       } catch (err) {
         if (!isUniqueViolation(err)) throw err;
       }
     }
-    const all = statement(false);
-    if (all) await db.query(all.sql, all.params);
+    const all = [...coreStatements(merged, updates), ...extra];
+    if (all.length) {
+      const one = combineStatements(all, { asyncCommit: true });
+      await db.query(one.sql, one.params);
+    }
     return;
   }
   await db.tx((q) => writeUpdateRows(q, merged, updates, extra));

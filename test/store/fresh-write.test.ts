@@ -4,7 +4,7 @@
  * writers alone would store.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../../src/store/db.js';
+import type { Db, Queryable } from '../../src/store/db.js';
 import { emptyUpdate, type AddressLinkRow, type BlockUpdate, type WalletTransferRow } from '../../src/store/block-update.js';
 import { writeUpdates, writeUpdatesInTx } from '../../src/store/write-block.js';
 import { writeAddressLinks, writeBlocks, writeTransactions, advanceCheckpoint } from '../../src/store/chain.js';
@@ -42,14 +42,26 @@ async function writeGuarded(db: Db, updates: BlockUpdate[]): Promise<void> {
   }
 }
 
-/** `db` with the SQL of every statement it runs recorded. */
-function recording(db: Db): { db: Db; sql: string[] } {
-  const sql: string[] = [];
-  const wrapped = Object.create(db) as Db;
+/** `q` with the SQL of every statement it runs recorded into `sql` (a COPY as `COPY <table>`). */
+function recordingQ<Q extends Queryable>(q: Q, sql: string[]): Q {
+  const wrapped = Object.create(q) as Q;
   wrapped.query = ((text: string, params?: unknown[]) => {
     sql.push(text);
-    return db.query(text, params);
-  }) as Db['query'];
+    return q.query(text, params);
+  }) as Q['query'];
+  if (q.copyFrom)
+    wrapped.copyFrom = (table, columns, text) => {
+      sql.push(`COPY ${table}`);
+      return q.copyFrom?.(table, columns, text) as Promise<void>;
+    };
+  return wrapped;
+}
+
+/** `db` with the SQL of every statement it runs, in transactions too, recorded (BEGIN and COMMIT not). */
+function recording(db: Db): { db: Db; sql: string[] } {
+  const sql: string[] = [];
+  const wrapped = recordingQ(db, sql);
+  wrapped.tx = ((fn: (q: Queryable) => Promise<unknown>) => db.tx((q) => fn(recordingQ(q, sql)))) as Db['tx'];
   return { db: wrapped, sql };
 }
 
@@ -71,16 +83,18 @@ describe('writeUpdates: plain inserts for new blocks, the guarded statement othe
   it('stores what the guarded writers store, for new blocks, a block written again and a block partly stored', async () => {
     const first = [block(100, 3), block(101, 2)];
     await writeUpdates(rec.db, first);
-    // New blocks: one statement, the links and transfers without ON CONFLICT.
-    expect(rec.sql).toHaveLength(1);
-    expect(rec.sql[0]).not.toMatch(/ON CONFLICT \(address, slot, tx_index\)/);
-    expect(rec.sql[0]).toMatch(/INSERT INTO address_transactions/);
+    // New blocks: the links by COPY, then one statement of the rest, the transfers without ON CONFLICT.
+    expect(rec.sql).toHaveLength(2);
+    expect(rec.sql[0]).toBe('COPY address_transactions');
+    expect(rec.sql[1]).not.toMatch(/INSERT INTO address_transactions/);
+    const transfers = rec.sql[1].split(/_w\d+ AS \(/).find((cte) => cte.startsWith('INSERT INTO wallet_transfers'));
+    expect(transfers).toBeDefined();
+    expect(transfers).not.toMatch(/ON CONFLICT/);
 
-    // The same blocks again: the plain insert fails, the guarded one stores nothing new.
+    // The same blocks again: the COPY fails, the guarded statement stores nothing new.
     const before = await tableDigests(fresh.db, TABLES);
     await writeUpdates(rec.db, [block(101, 2)]);
-    expect(rec.sql.slice(1)).toHaveLength(2);
-    expect(rec.sql[2]).toMatch(/ON CONFLICT \(address, slot, tx_index\)/);
+    expect(rec.sql.slice(2)).toEqual(['COPY address_transactions', expect.stringMatching(/ON CONFLICT \(address, slot, tx_index\)/)]);
     expect(await tableDigests(fresh.db, TABLES)).toEqual(before);
 
     // A block some of whose links are stored with weaker relations and no written flag: merged as guarded.
@@ -101,7 +115,7 @@ describe('writeUpdates: plain inserts for new blocks, the guarded statement othe
   it("in a caller's transaction a conflict rolls back to a savepoint and the transaction goes on", async () => {
     const sql: string[] = [];
     await fresh.db.tx(async (q) => {
-      const r = { query: (text: string, params?: unknown[]) => (sql.push(text), q.query(text, params)) } as typeof q;
+      const r = recordingQ(q, sql);
       await writeUpdatesInTx(r, [block(300, 2)]);
       await writeUpdatesInTx(r, [block(300, 2), block(301, 1)]);
     });
@@ -113,7 +127,8 @@ describe('writeUpdates: plain inserts for new blocks, the guarded statement othe
   it('after a conflict, new blocks go plain again', async () => {
     rec.sql.length = 0;
     for (let slot = 200; slot < 210; slot++) await writeUpdates(rec.db, [block(slot, 1)]);
-    expect(rec.sql).toHaveLength(10);
+    expect(rec.sql).toHaveLength(20);
+    expect(rec.sql.filter((s) => s === 'COPY address_transactions')).toHaveLength(10);
     expect(rec.sql.filter((s) => /ON CONFLICT \(address, slot, tx_index\)/.test(s))).toHaveLength(0);
     await writeGuarded(guarded.db, Array.from({ length: 10 }, (_, k) => block(200 + k, 1)));
     expect(await tableDigests(fresh.db, TABLES)).toEqual(await tableDigests(guarded.db, TABLES));

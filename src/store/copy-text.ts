@@ -1,0 +1,41 @@
+/**
+ * Rows in the text format of PostgreSQL's `COPY … FROM STDIN` (https://www.postgresql.org/docs/current/sql-copy.html):
+ * one line per row, fields separated by tabs, `\N` for NULL, and backslash, tab, newline and carriage return inside a
+ * value written as `\\`, `\t`, `\n` and `\r`. Used for append-only rows written in bulk (src/store/write-block.ts),
+ * where COPY takes about half the time of the same rows through `INSERT … SELECT … FROM unnest(…)`.
+ */
+
+/** A column of a COPY: how to read its value from a row (strings, numbers, bigints, booleans, or null). */
+export type CopyField<R> = (row: R) => string | number | bigint | boolean | null | undefined;
+
+const SPECIAL = /[\\\t\n\r]/;
+const SPECIAL_ALL = /[\\\t\n\r]/g;
+const ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+
+/** One value as a COPY text field. */
+export function copyField(v: string | number | bigint | boolean | null | undefined): string {
+  switch (typeof v) {
+    case 'string':
+      return SPECIAL.test(v) ? v.replace(SPECIAL_ALL, (c) => ESCAPES[c]) : v;
+    case 'number':
+      if (!Number.isFinite(v)) throw new Error(`copyField: ${v} is not a finite number`);
+      return String(v);
+    case 'bigint':
+      return v.toString();
+    case 'boolean':
+      return v ? 't' : 'f';
+    default:
+      return '\\N';
+  }
+}
+
+/** `rows` as COPY text, the fields of each row in the order of `fields`. */
+export function copyText<R>(rows: readonly R[], fields: readonly CopyField<R>[]): string {
+  let out = '';
+  const last = fields.length - 1;
+  for (const r of rows) {
+    for (let i = 0; i < last; i++) out += `${copyField(fields[i](r))}\t`;
+    out += `${copyField(fields[last](r))}\n`;
+  }
+  return out;
+}
