@@ -4,7 +4,7 @@
  * update stays all-or-nothing either way.
  */
 import type { Db, Queryable } from './db.js';
-import { emptyUpdate, type BlockUpdate } from './block-update.js';
+import { emptyUpdate, type AddressLinkRow, type BlockUpdate } from './block-update.js';
 import { addressLinksCopy, addressLinksStatement, blocksStatement, checkpointStatement, transactionsStatement } from './chain.js';
 import {
   mintsStatement,
@@ -60,13 +60,23 @@ const CORE_FIELDS: ReadonlySet<string> = new Set([
 
 /**
  * The guarded inserts of the chain, token, wallet-activity and price families, and the checkpoint. `fresh`: the
- * address links and wallet transfers as plain inserts (see `writeUpdates`).
+ * address links and wallet transfers as plain inserts (see `writeUpdates`). `links`: the address links to insert
+ * (none when they go by COPY).
  */
-function coreStatements(u: BlockUpdate, blocks: BlockUpdate[], fresh = false, linksCopied = false): Statement[] {
+/**
+ * Fewest new address links written by COPY rather than in the plain statement (a mainnet block has about 8,000).
+ * COPY takes about half of PostgreSQL's time for the links of a batch (0.51x for 8 blocks' 66k links in psql; 0.70x
+ * of the server CPU of a 50-block replay), but needs a transaction of its own (BEGIN, COPY, the statement, COMMIT
+ * instead of one round trip); for a single live block the one statement kept the tail of the block write lower in
+ * the webhooks bench (block write p99 268-296 ms against 413-740 ms with COPY, two runs each, docs/benchmarks.md).
+ */
+export const COPY_MIN_LINKS = 10_000;
+
+function coreStatements(u: BlockUpdate, blocks: BlockUpdate[], fresh = false, links: AddressLinkRow[] = dedupeLinks(u)): Statement[] {
   const stmts = [
     blocksStatement(blocks.flatMap((b) => (b.block ? [b.block] : []))),
     transactionsStatement(dedupeBy(u.transactions, (t) => t.signature, (a, b) => a.hasMeta || !b.hasMeta)),
-    linksCopied ? null : addressLinksStatement(dedupeLinks(u), fresh),
+    addressLinksStatement(links, fresh),
     solBalancesStatement(u.solBalances),
     mintsStatement(u.mints),
     supplyChangesStatement(u.supplyChanges),
@@ -85,17 +95,18 @@ async function writeUpdateRows(q: Queryable, u: BlockUpdate, blocks: BlockUpdate
   // Not waiting for the WAL flush is safe here: the checkpoint commits with the rows, so after a crash the
   // ingester resumes from the last durable checkpoint and re-writes (idempotently) whatever was lost.
   await q.query('SET LOCAL synchronous_commit = off');
-  const statement = (fresh: boolean, linksCopied = false): Statement | null => {
-    const all = [...coreStatements(u, blocks, fresh, linksCopied), ...extra];
+  const statement = (fresh: boolean, links?: AddressLinkRow[]): Statement | null => {
+    const all = [...coreStatements(u, blocks, fresh, links), ...extra];
     return all.length ? combineStatements(all) : null;
   };
   let written = false;
   if (tryFresh(u, blocks)) {
     // A savepoint, so that a unique violation leaves the transaction usable for the guarded statement.
     await q.query('SAVEPOINT fresh_rows');
-    // The new links by COPY where the transaction can, the rest in the plain statement.
-    const copy = q.copyFrom ? addressLinksCopy(dedupeLinks(u)) : null;
-    const all = statement(true, copy !== null) as Statement;
+    // A batch's new links by COPY where the transaction can, the rest in the plain statement.
+    const links = dedupeLinks(u);
+    const copy = q.copyFrom && links.length >= COPY_MIN_LINKS ? addressLinksCopy(links) : null;
+    const all = statement(true, copy ? [] : links) as Statement;
     try {
       if (copy) await q.copyFrom?.(copy.table, copy.columns, copy.text);
       await q.query(all.sql, all.params);
@@ -201,8 +212,8 @@ function tryFresh(merged: BlockUpdate, updates: BlockUpdate[]): boolean {
  * own implicit transaction, in one round trip (which matters when the ingester decodes the next blocks on the
  * same event loop while this write runs). `more`: further guarded statements of other families (independent of
  * these tables' new rows) to commit with the update.
- * Whole blocks are tried with plain inserts first (`tryFresh`): their address links by COPY and the rest as that
- * one statement, in one transaction (COPY takes about half the time of the links' insert from arrays).
+ * Whole blocks are tried with plain inserts first (`tryFresh`); with {@link COPY_MIN_LINKS} links or more (a batch
+ * of blocks: catch-up, replay) the links go by COPY and the rest as that one statement, in one transaction.
  */
 export async function writeUpdates(db: Db, updates: BlockUpdate[], more: Statement[] = []): Promise<void> {
   if (!updates.length) return;
@@ -215,13 +226,19 @@ export async function writeUpdates(db: Db, updates: BlockUpdate[], more: Stateme
     // Asynchronous commit is safe for the reason given in writeUpdateRows.
     if (tryFresh(merged, updates)) {
       try {
-        // The new links by COPY, in a transaction with the one statement of the rest.
-        await db.tx(async (q) => {
-          const copy = q.copyFrom ? addressLinksCopy(dedupeLinks(merged)) : null;
-          const rest = combineStatements([...coreStatements(merged, updates, true, copy !== null), ...extra], { asyncCommit: true });
-          if (copy) await q.copyFrom?.(copy.table, copy.columns, copy.text);
-          await q.query(rest.sql, rest.params);
-        });
+        const links = dedupeLinks(merged);
+        if (links.length >= COPY_MIN_LINKS) {
+          // The new links by COPY, in a transaction with the one statement of the rest.
+          await db.tx(async (q) => {
+            const copy = q.copyFrom ? addressLinksCopy(links) : null;
+            const rest = combineStatements([...coreStatements(merged, updates, true, copy ? [] : links), ...extra], { asyncCommit: true });
+            if (copy) await q.copyFrom?.(copy.table, copy.columns, copy.text);
+            await q.query(rest.sql, rest.params);
+          });
+        } else {
+          const one = combineStatements([...coreStatements(merged, updates, true, links), ...extra], { asyncCommit: true });
+          await db.query(one.sql, one.params);
+        }
         return;
       } catch (err) {
         if (!isUniqueViolation(err)) throw err;

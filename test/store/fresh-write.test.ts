@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db, Queryable } from '../../src/store/db.js';
 import { emptyUpdate, type AddressLinkRow, type BlockUpdate, type WalletTransferRow } from '../../src/store/block-update.js';
-import { writeUpdates, writeUpdatesInTx } from '../../src/store/write-block.js';
+import { COPY_MIN_LINKS, writeUpdates, writeUpdatesInTx } from '../../src/store/write-block.js';
 import { writeAddressLinks, writeBlocks, writeTransactions, advanceCheckpoint } from '../../src/store/chain.js';
 import { writeTransfers } from '../../src/store/wallet-activity.js';
 import { createTestDb, tableDigests, type TestDb } from '../helpers/db.js';
@@ -41,6 +41,9 @@ async function writeGuarded(db: Db, updates: BlockUpdate[]): Promise<void> {
     if (u.slot !== null) await advanceCheckpoint(db, u.slot);
   }
 }
+
+/** The data-modifying CTE of a combined statement (src/store/bulk.ts) that inserts into `table`, if any. */
+const cte = (sql: string, table: string) => sql.split(/_w\d+ AS \(/).find((part) => part.startsWith(`INSERT INTO ${table} `));
 
 /** `q` with the SQL of every statement it runs recorded into `sql` (a COPY as `COPY <table>`). */
 function recordingQ<Q extends Queryable>(q: Q, sql: string[]): Q {
@@ -83,18 +86,16 @@ describe('writeUpdates: plain inserts for new blocks, the guarded statement othe
   it('stores what the guarded writers store, for new blocks, a block written again and a block partly stored', async () => {
     const first = [block(100, 3), block(101, 2)];
     await writeUpdates(rec.db, first);
-    // New blocks: the links by COPY, then one statement of the rest, the transfers without ON CONFLICT.
-    expect(rec.sql).toHaveLength(2);
-    expect(rec.sql[0]).toBe('COPY address_transactions');
-    expect(rec.sql[1]).not.toMatch(/INSERT INTO address_transactions/);
-    const transfers = rec.sql[1].split(/_w\d+ AS \(/).find((cte) => cte.startsWith('INSERT INTO wallet_transfers'));
-    expect(transfers).toBeDefined();
-    expect(transfers).not.toMatch(/ON CONFLICT/);
+    // New blocks: one statement, the links and transfers without ON CONFLICT.
+    expect(rec.sql).toHaveLength(1);
+    expect(cte(rec.sql[0], 'address_transactions')).not.toMatch(/ON CONFLICT/);
+    expect(cte(rec.sql[0], 'wallet_transfers')).not.toMatch(/ON CONFLICT/);
 
-    // The same blocks again: the COPY fails, the guarded statement stores nothing new.
+    // The same blocks again: the plain insert fails, the guarded one stores nothing new.
     const before = await tableDigests(fresh.db, TABLES);
     await writeUpdates(rec.db, [block(101, 2)]);
-    expect(rec.sql.slice(2)).toEqual(['COPY address_transactions', expect.stringMatching(/ON CONFLICT \(address, slot, tx_index\)/)]);
+    expect(rec.sql.slice(1)).toHaveLength(2);
+    expect(rec.sql[2]).toMatch(/ON CONFLICT \(address, slot, tx_index\)/);
     expect(await tableDigests(fresh.db, TABLES)).toEqual(before);
 
     // A block some of whose links are stored with weaker relations and no written flag: merged as guarded.
@@ -127,12 +128,43 @@ describe('writeUpdates: plain inserts for new blocks, the guarded statement othe
   it('after a conflict, new blocks go plain again', async () => {
     rec.sql.length = 0;
     for (let slot = 200; slot < 210; slot++) await writeUpdates(rec.db, [block(slot, 1)]);
-    expect(rec.sql).toHaveLength(20);
-    expect(rec.sql.filter((s) => s === 'COPY address_transactions')).toHaveLength(10);
+    expect(rec.sql).toHaveLength(10);
     expect(rec.sql.filter((s) => /ON CONFLICT \(address, slot, tx_index\)/.test(s))).toHaveLength(0);
     await writeGuarded(guarded.db, Array.from({ length: 10 }, (_, k) => block(200 + k, 1)));
     expect(await tableDigests(fresh.db, TABLES)).toEqual(await tableDigests(guarded.db, TABLES));
   });
+
+  it(`a batch of ${COPY_MIN_LINKS} links or more goes by COPY, and a COPY that meets stored rows falls back to the guarded statement`, async () => {
+    // Two links per transaction: the smallest batch that is copied, in two blocks.
+    const big = () => [block(600, COPY_MIN_LINKS / 4), block(601, COPY_MIN_LINKS / 4)];
+    rec.sql.length = 0;
+    await writeUpdates(rec.db, big());
+    expect(rec.sql).toHaveLength(2);
+    expect(rec.sql[0]).toBe('COPY address_transactions');
+    expect(cte(rec.sql[1], 'address_transactions')).toBeUndefined();
+    expect(cte(rec.sql[1], 'wallet_transfers')).not.toMatch(/ON CONFLICT/);
+    await writeGuarded(guarded.db, big());
+    expect(await tableDigests(fresh.db, TABLES)).toEqual(await tableDigests(guarded.db, TABLES));
+
+    // Again, with one block more: the COPY fails as a whole, the guarded statement adds the new block only.
+    rec.sql.length = 0;
+    await writeUpdates(rec.db, [...big(), block(602, 3)]);
+    expect(rec.sql).toEqual(['COPY address_transactions', expect.stringMatching(/ON CONFLICT \(address, slot, tx_index\)/)]);
+    await writeGuarded(guarded.db, [block(602, 3)]);
+    expect(await tableDigests(fresh.db, TABLES)).toEqual(await tableDigests(guarded.db, TABLES));
+
+    // The same in a caller's transaction: COPY inside the savepoint, rolled back to it on the conflict.
+    const sql: string[] = [];
+    await fresh.db.tx(async (q) => {
+      const r = recordingQ(q, sql);
+      await writeUpdatesInTx(r, [block(610, COPY_MIN_LINKS / 2)]);
+      await writeUpdatesInTx(r, [block(610, COPY_MIN_LINKS / 2), block(611, 2)]);
+    });
+    expect(sql.filter((s) => s === 'COPY address_transactions')).toHaveLength(2);
+    expect(sql.filter((s) => s.startsWith('ROLLBACK TO SAVEPOINT'))).toHaveLength(1);
+    await writeGuarded(guarded.db, [block(610, COPY_MIN_LINKS / 2), block(611, 2)]);
+    expect(await tableDigests(fresh.db, TABLES)).toEqual(await tableDigests(guarded.db, TABLES));
+  }, 120_000);
 
   it('links of one (address, transaction) repeated in a batch, apart or in a row, collapse to one row', async () => {
     // Two transactions of slot 400 and one of 401 in two updates; A's link to tx 0 of slot 400 comes three times,
