@@ -2,8 +2,8 @@
 -- by position, (slot, tx_index), unique per slot since migration 040 and the key of `transactions_slot_idx`;
 -- readers take the signature from the transaction row (src/store/chain.ts). The 88-character signature was over
 -- a third of each link row and of the ingest's parameter text: measured on 50 copies of mainnet block 254170887,
--- the table takes 2,106 instead of 3,886 bytes per non-vote transaction and the replay 0.87x of the time
--- (docs/benchmarks.md#storage).
+-- the table takes 2,106 instead of 3,886 bytes per non-vote transaction, and the replay took 0.87x of the time in
+-- one pair of runs (docs/benchmarks.md#storage, #replay).
 --
 -- Links are written in the same statement as their transaction rows, and retention drops the partitions of the
 -- history tables together, so every link has its transaction row.

@@ -59,11 +59,6 @@ const CORE_FIELDS: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * The guarded inserts of the chain, token, wallet-activity and price families, and the checkpoint. `fresh`: the
- * address links and wallet transfers as plain inserts (see `writeUpdates`). `links`: the address links to insert
- * (none when they go by COPY).
- */
-/**
  * Fewest new address links written by COPY rather than in the plain statement (a mainnet block has about 8,000).
  * COPY takes about half of PostgreSQL's time for the links of a batch (0.51x for 8 blocks' 66k links in psql; 0.70x
  * of the server CPU of a 50-block replay), but needs a transaction of its own (BEGIN, COPY, the statement, COMMIT
@@ -72,6 +67,11 @@ const CORE_FIELDS: ReadonlySet<string> = new Set([
  */
 export const COPY_MIN_LINKS = 10_000;
 
+/**
+ * The guarded inserts of the chain, token, wallet-activity and price families, and the checkpoint. `fresh`: the
+ * address links and wallet transfers as plain inserts (see `writeUpdates`). `links`: the address links to insert
+ * (none when they go by COPY).
+ */
 function coreStatements(u: BlockUpdate, blocks: BlockUpdate[], fresh = false, links: AddressLinkRow[] = dedupeLinks(u)): Statement[] {
   const stmts = [
     blocksStatement(blocks.flatMap((b) => (b.block ? [b.block] : []))),
