@@ -24,7 +24,7 @@
  *
  *   npm run bench -- replay [--copies 100] [--batch 8] [--no-split] [--cpu-prof DIR] [--root DIR] [--baseline-root DIR]
  */
-import { spawn } from 'node:child_process';
+import { spawn, type SpawnOptions } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -155,23 +155,23 @@ function runCli(root: string, dir: string, url: string, cpuProf?: string): Promi
  */
 async function cliDb(root: string): Promise<Awaited<ReturnType<typeof createBenchDb>>> {
   const db = await createBenchDb({ migrate: false });
-  await new Promise<void>((resolve, reject) => {
-    const p = spawn(process.execPath, [join(root, 'dist', 'cli', 'main.js'), 'migrate'], {
-      cwd: root,
-      env: { ...process.env, DATABASE_URL: db.url, LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    p.on('error', reject);
-    p.on('exit', (c) => (c === 0 ? resolve() : reject(new Error(`replay bench: solgate migrate failed (${c})`))));
+  await runNode(root, [join(root, 'dist', 'cli', 'main.js'), 'migrate'], 'solgate migrate', {
+    env: { ...process.env, DATABASE_URL: db.url, LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'ignore', 'inherit'],
   });
   return db;
 }
 
 function ensureBuild(root: string): Promise<void> {
+  return runNode(root, [join(root, 'scripts', 'build.mjs'), '--if-stale'], 'build', { stdio: 'inherit' });
+}
+
+/** Runs `node <args>` in `root`; rejects naming `what` unless it exits with 0. */
+function runNode(root: string, args: string[], what: string, opts: Omit<SpawnOptions, 'cwd'>): Promise<void> {
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [join(root, 'scripts', 'build.mjs'), '--if-stale'], { cwd: root, stdio: 'inherit' });
+    const p = spawn(process.execPath, args, { ...opts, cwd: root });
     p.on('error', reject);
-    p.on('exit', (c) => (c === 0 ? resolve() : reject(new Error(`replay bench: build failed (${c})`))));
+    p.on('exit', (c) => (c === 0 ? resolve() : reject(new Error(`replay bench: ${what} failed (${c})`))));
   });
 }
 

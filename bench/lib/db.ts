@@ -19,10 +19,10 @@ export interface BenchDb {
   drop(): Promise<void>;
 }
 
-/** Creates and migrates a throwaway database (`solgate_bench_<random>`); `drop()` removes it. */
 /**
- * A throwaway database, migrated with this checkout's migrations unless `migrate` is false (a benchmark that runs
- * another checkout's CLI against it lets that CLI apply its own: see bench/replay.ts).
+ * Creates a throwaway database (`solgate_bench_<random>`; `drop()` removes it), migrated with this checkout's
+ * migrations unless `migrate` is false (a benchmark that runs another checkout's CLI against it lets that CLI apply
+ * its own: see bench/replay.ts).
  */
 export async function createBenchDb(opts: { poolSize?: number; migrate?: boolean } = {}): Promise<BenchDb> {
   const base = process.env.DATABASE_URL;

@@ -43,8 +43,8 @@ export function readCpu(): CpuReading {
 
 /**
  * CPU seconds between two readings of the processes `pids`, and with `postgres` of the PostgreSQL server: its
- * processes and the backends that ended between the readings (a client's connections, closed when it exits; a backend already
- * running at the first reading that ended before the second counts in full).
+ * processes and the backends that ended between the readings (a client's connections, closed when it exits; a
+ * backend already running at the first reading that ended before the second counts in full).
  */
 export function cpuSeconds(before: CpuReading, after: CpuReading, o: { pids?: readonly number[]; postgres?: boolean }): number {
   let ticks = 0;
