@@ -1,12 +1,14 @@
 /**
  * Decoding of recorded files off the main thread: worker threads that read a file, parse its JSON and normalise
- * its records (src/sources/replay.ts readRecords), handing the records back by structured clone. Used by
+ * its records (src/sources/replay.ts readRecords), handing the records back by structured clone, blocks packed
+ * (src/sources/block-pack.ts) and unpacked here. Used by
  * `solgate replay`, so that the ingester's parse/fold and SQL writes on the main thread overlap with the decoding
  * of the files after them.
  */
 import type { Worker } from 'node:worker_threads';
 import { startModuleWorker } from '../core/worker-thread.js';
-import type { ReplayRecord } from './replay-record.js';
+import { unpackBlock } from './block-pack.js';
+import type { PostedRecord, ReplayRecord } from './replay-record.js';
 
 export interface DecodePool {
   /** The records of `file`, decoded by a worker (rejects with an Error naming the file, as readRecords does). */
@@ -14,12 +16,17 @@ export interface DecodePool {
   close(): Promise<void>;
 }
 
-type Reply = { id: number; records: ReplayRecord[] } | { id: number; error: string };
+type Reply = { id: number; records: PostedRecord[] } | { id: number; error: string };
+
+/** The records a worker posted, blocks unpacked. */
+function received(records: PostedRecord[]): ReplayRecord[] {
+  return records.map((r) => (r.kind === 'packed-block' ? { kind: 'block', block: unpackBlock(r.packed) } : r));
+}
 
 /** Starts `size` decoding workers (they stop with close(), or when the process has nothing else to do). */
 export function createDecodePool(size: number): DecodePool {
   const workers: Worker[] = Array.from({ length: Math.max(1, size) }, () => startModuleWorker(import.meta.url, 'replay-decode-worker'));
-  const pending = new Map<number, { resolve: (r: ReplayRecord[]) => void; reject: (e: Error) => void }>();
+  const pending = new Map<number, { file: string; resolve: (r: ReplayRecord[]) => void; reject: (e: Error) => void }>();
   const load = new Map<Worker, number>(workers.map((w) => [w, 0]));
   let next = 0;
   let failed: Error | null = null;
@@ -30,7 +37,13 @@ export function createDecodePool(size: number): DecodePool {
       pending.delete(m.id);
       load.set(w, (load.get(w) ?? 1) - 1);
       if ('error' in m) p.reject(new Error(m.error));
-      else p.resolve(m.records);
+      else {
+        try {
+          p.resolve(received(m.records));
+        } catch (e) {
+          p.reject(new Error(`replay: ${p.file}: ${e instanceof Error ? e.message : String(e)}`, { cause: e }));
+        }
+      }
     });
     w.on('error', (e) => {
       failed = e;
@@ -47,7 +60,7 @@ export function createDecodePool(size: number): DecodePool {
       load.set(w, (load.get(w) ?? 0) + 1);
       const id = next++;
       return new Promise((resolve, reject) => {
-        pending.set(id, { resolve, reject });
+        pending.set(id, { file: path, resolve, reject });
         w.postMessage({ id, file: path });
       });
     },
