@@ -36,12 +36,46 @@ const NULL = -1;
 
 class Unpackable extends Error {}
 
+/** A growable Float64Array (a plain array of numbers costs a conversion at the end and more to grow). */
+class Numbers {
+  private a = new Float64Array(1 << 14);
+  private n = 0;
+  push(v: number): void {
+    if (this.n === this.a.length) {
+      const b = new Float64Array(this.a.length * 2);
+      b.set(this.a);
+      this.a = b;
+    }
+    this.a[this.n++] = v;
+  }
+  done(): Float64Array {
+    return this.a.slice(0, this.n);
+  }
+}
+
+/** The same for u64 amounts. */
+class Amounts {
+  private a = new BigUint64Array(1 << 12);
+  private n = 0;
+  push(v: bigint): void {
+    if (this.n === this.a.length) {
+      const b = new BigUint64Array(this.a.length * 2);
+      b.set(this.a);
+      this.a = b;
+    }
+    this.a[this.n++] = v;
+  }
+  done(): BigUint64Array {
+    return this.a.slice(0, this.n);
+  }
+}
+
 /** `block` packed, or null when one of its values does not fit the packing (send the block itself then). */
 export function packBlock(block: Block): PackedBlock | null {
   const strings: string[] = [];
   const ids = new Map<string, number>();
-  const nums: number[] = [];
-  const bigs: bigint[] = [];
+  const nums = new Numbers();
+  const bigs = new Amounts();
   const chunks: Uint8Array[] = [];
   let dataLength = 0;
   const logs: (string[] | null)[] = [];
@@ -108,7 +142,12 @@ export function packBlock(block: Block): PackedBlock | null {
       for (const k of tx.accountKeys) str(k);
       nums.push(tx.staticKeyCount);
       if (tx.header === null) nums.push(0);
-      else nums.push(1, tx.header.numRequiredSignatures, tx.header.numReadonlySignedAccounts, tx.header.numReadonlyUnsignedAccounts);
+      else {
+        nums.push(1);
+        nums.push(tx.header.numRequiredSignatures);
+        nums.push(tx.header.numReadonlySignedAccounts);
+        nums.push(tx.header.numReadonlyUnsignedAccounts);
+      }
       str(tx.recentBlockhash);
       nums.push(tx.addressTableLookups.length);
       for (const l of tx.addressTableLookups) {
@@ -120,7 +159,8 @@ export function packBlock(block: Block): PackedBlock | null {
       for (const ix of tx.instructions) instruction(ix);
       nums.push(tx.innerInstructions.length);
       for (const inner of tx.innerInstructions) {
-        nums.push(inner.index, inner.instructions.length);
+        nums.push(inner.index);
+        nums.push(inner.instructions.length);
         for (const ix of inner.instructions) instruction(ix);
       }
       nums.push(tx.isVote ? 1 : 0);
@@ -169,8 +209,8 @@ export function packBlock(block: Block): PackedBlock | null {
     blockHeight: block.blockHeight,
     txCount: block.transactions.length,
     strings,
-    nums: new Float64Array(nums),
-    bigs: new BigUint64Array(bigs),
+    nums: nums.done(),
+    bigs: bigs.done(),
     data,
     logs,
     errs,
