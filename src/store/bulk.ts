@@ -63,11 +63,11 @@ export interface Statement {
   params: unknown[];
 }
 
-/** Rows for `Queryable.copyFrom`: the table, its columns, and the rows as COPY text (src/store/copy-text.ts). */
+/** Rows for `Queryable.copyFrom`: the table, its columns, and the rows as COPY text in pieces (src/store/copy-text.ts). */
 export interface Copy {
   table: string;
   columns: string[];
-  text: string;
+  text: string[];
 }
 
 /**

@@ -4,7 +4,7 @@
  */
 import type { Queryable } from './db.js';
 import { bulkInsertStatement, run, type BulkColumn, type Copy, type Statement } from './bulk.js';
-import { copyText, type CopyField } from './copy-text.js';
+import { copyPieces, type CopyField } from './copy-text.js';
 import type { AddressLinkRow, BalanceChange, BlockRow, TxRow } from './block-update.js';
 
 const CHECKPOINT_ID = 'chain';
@@ -104,7 +104,7 @@ export function addressLinksStatement(rows: AddressLinkRow[], fresh = false): St
  */
 export function addressLinksCopy(rows: AddressLinkRow[]): Copy | null {
   if (!rows.length) return null;
-  return { table: 'address_transactions', columns: LINK_COLUMNS.map((c) => c.name), text: copyText(inKeyOrder(rows), LINK_COLUMNS.map((c) => c.get)) };
+  return { table: 'address_transactions', columns: LINK_COLUMNS.map((c) => c.name), text: copyPieces(inKeyOrder(rows), LINK_COLUMNS.map((c) => c.get)) };
 }
 
 /**

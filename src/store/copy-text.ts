@@ -29,13 +29,33 @@ export function copyField(v: string | number | bigint | boolean | null | undefin
   }
 }
 
-/** `rows` as COPY text, the fields of each row in the order of `fields`. */
-export function copyText<R>(rows: readonly R[], fields: readonly CopyField<R>[]): string {
-  let out = '';
+/** Rows per piece of {@link copyPieces}: pieces of some 50-100 KB. */
+const ROWS_PER_PIECE = 1024;
+
+/**
+ * `rows` as COPY text in pieces (to be sent in order), the fields of each row in the order of `fields`. Each row's
+ * line is built alone and each piece joined once: appending every field to one growing string instead made a
+ * rope of millions of short strings, three times the time for a batch of 66,000 address links, most of it in the
+ * garbage collector.
+ */
+export function copyPieces<R>(rows: readonly R[], fields: readonly CopyField<R>[]): string[] {
+  const pieces: string[] = [];
+  let lines: string[] = [];
   const last = fields.length - 1;
   for (const r of rows) {
-    for (let i = 0; i < last; i++) out += `${copyField(fields[i](r))}\t`;
-    out += `${copyField(fields[last](r))}\n`;
+    let line = '';
+    for (let i = 0; i < last; i++) line += `${copyField(fields[i](r))}\t`;
+    lines.push(`${line}${copyField(fields[last](r))}\n`);
+    if (lines.length === ROWS_PER_PIECE) {
+      pieces.push(lines.join(''));
+      lines = [];
+    }
   }
-  return out;
+  if (lines.length) pieces.push(lines.join(''));
+  return pieces;
+}
+
+/** `rows` as COPY text, the fields of each row in the order of `fields`. */
+export function copyText<R>(rows: readonly R[], fields: readonly CopyField<R>[]): string {
+  return copyPieces(rows, fields).join('');
 }

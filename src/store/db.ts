@@ -31,10 +31,11 @@ export interface QueryOptions {
 export interface Queryable {
   query<T = Record<string, unknown>>(sql: string, params?: unknown[], opts?: QueryOptions): Promise<QueryResult<T>>;
   /**
-   * `COPY table (columns) FROM STDIN` of `text`, rows in COPY's text format (src/store/copy-text.ts). Present on
-   * transactions (`Db.tx`) only: writers that can use it fall back to their statements without it.
+   * `COPY table (columns) FROM STDIN` of `text` (one string, or its pieces in order), rows in COPY's text format
+   * (src/store/copy-text.ts). Present on transactions (`Db.tx`) only: writers that can use it fall back to their
+   * statements without it.
    */
-  copyFrom?(table: string, columns: readonly string[], text: string): Promise<void>;
+  copyFrom?(table: string, columns: readonly string[], text: string | readonly string[]): Promise<void>;
 }
 
 /** How many distinct statement texts a process prepares (each is kept by every pool connection that ran it). */
@@ -198,12 +199,17 @@ function openPostgres(url: string, max: number): Db {
 }
 
 /** Runs a `COPY … FROM STDIN` on `client` with `text` as its data; resolves once the server has taken every row. */
-function copyIn(client: pg.PoolClient, sql: string, text: string): Promise<void> {
+function copyIn(client: pg.PoolClient, sql: string, text: string | readonly string[]): Promise<void> {
   return new Promise((resolve, reject) => {
     const stream = client.query(copyFromStdin(sql));
     stream.on('error', reject);
     stream.on('finish', () => resolve());
-    stream.end(Buffer.from(text));
+    // The pieces are in memory already: written in order without waiting for the stream to drain.
+    if (typeof text === 'string') stream.end(Buffer.from(text));
+    else {
+      for (const piece of text) stream.write(Buffer.from(piece));
+      stream.end();
+    }
   });
 }
 
@@ -298,7 +304,7 @@ async function openPglite(dataDir: string | undefined, owner: string | undefined
           },
           // PGlite takes COPY data from a Blob named by its virtual file /dev/blob.
           async copyFrom(table, columns, text) {
-            await t.query(`COPY ${table} (${columns.join(', ')}) FROM '/dev/blob'`, [], { blob: new Blob([text]) });
+            await t.query(`COPY ${table} (${columns.join(', ')}) FROM '/dev/blob'`, [], { blob: new Blob(typeof text === 'string' ? [text] : [...text]) });
           },
         }),
       );

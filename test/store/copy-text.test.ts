@@ -4,7 +4,7 @@
  * Runs on PGlite, and on PostgreSQL with DATABASE_URL.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyField, copyText } from '../../src/store/copy-text.js';
+import { copyField, copyPieces, copyText } from '../../src/store/copy-text.js';
 import { addressLinksCopy } from '../../src/store/chain.js';
 import type { AddressLinkRow } from '../../src/store/block-update.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
@@ -55,6 +55,16 @@ describe('COPY text', () => {
     expect(rows[0].n).toBe(0);
   });
 
+  it('sends text in several pieces, in order, rows and characters beyond ASCII whole', async () => {
+    const rows: Row[] = Array.from({ length: 2500 }, (_, i) => ({ k: 1000 + i, s: `row ${i} ünï 🚀\t${'x'.repeat(i % 50)}`, n: BigInt(i) * 3n, j: null, b: i % 2 === 0 }));
+    const pieces = copyPieces(rows, FIELDS);
+    expect(pieces.length).toBeGreaterThan(2);
+    expect(pieces.join('')).toBe(copyText(rows, FIELDS));
+    await t.db.tx(async (q) => q.copyFrom?.('copy_probe', COLUMNS, pieces));
+    const { rows: got } = await t.db.query<{ k: number; s: string; n: string; b: boolean }>('SELECT k, s, n::text AS n, b FROM copy_probe WHERE k >= 1000 ORDER BY k');
+    expect(got).toEqual(rows.map((r) => ({ k: r.k, s: r.s, n: String(r.n), b: r.b })));
+  });
+
   it('refuses a number that is not finite instead of writing text the column would take for something else', () => {
     expect(() => copyField(Number.NaN)).toThrow(/not a finite number/);
     expect(copyField(undefined)).toBe('\\N');
@@ -65,9 +75,10 @@ describe('COPY text', () => {
     const rows = [link('B', 5, 1), link('A', 7, 0), link('B', 5, 0), link('a', 1, 0), link('A', 6, -3), link('B', 4, 9), link('A', 6, 2)];
     const copied = addressLinksCopy(rows);
     expect(copied?.columns).toEqual(['address', 'slot', 'tx_index', 'relation', 'changes', 'enhanced_type', 'writable']);
-    const keys = copied?.text.trimEnd().split('\n').map((line) => line.split('\t').slice(0, 3).join(' '));
+    const text = copied?.text.join('') ?? '';
+    const keys = text.trimEnd().split('\n').map((line) => line.split('\t').slice(0, 3).join(' '));
     expect(keys).toEqual(['A 6 -3', 'A 6 2', 'A 7 0', 'B 4 9', 'B 5 0', 'B 5 1', 'a 1 0']);
-    expect(copied?.text.split('\n')[0]).toBe('A\t6\t-3\t1\t\\N\t\\N\t\\N');
+    expect(text.split('\n')[0]).toBe('A\t6\t-3\t1\t\\N\t\\N\t\\N');
     expect(addressLinksCopy([])).toBeNull();
   });
 });
