@@ -33,6 +33,7 @@ export async function writeSolBalances(q: Queryable, rows: SolBalanceRow[]): Pro
 
 /** Merges patches of the same key: each field group keeps its newest value (later patches win ties). */
 export function mergePatches<P extends { address: string }>(patches: P[], groups: (keyof P)[][]): P[] {
+  const grouped = new Set<keyof P>(groups.flat());
   const out = new Map<string, P>();
   for (const p of patches) {
     const cur = out.get(p.address);
@@ -40,22 +41,19 @@ export function mergePatches<P extends { address: string }>(patches: P[], groups
       out.set(p.address, { ...p });
       continue;
     }
-    for (const [posKey, ...fields] of groups) {
+    for (const g of groups) {
+      const posKey = g[0];
       const np = p[posKey] as number | undefined;
       const cp = cur[posKey] as number | undefined;
       if (np !== undefined && (cp === undefined || np >= cp)) {
         cur[posKey] = p[posKey];
-        for (const f of fields) if (p[f] !== undefined) cur[f] = p[f];
+        for (let i = 1; i < g.length; i++) if (p[g[i]] !== undefined) cur[g[i]] = p[g[i]];
       }
     }
     // Immutable facts: keep the first known value.
-    for (const k of Object.keys(p) as (keyof P)[]) if (cur[k] === undefined && p[k] !== undefined && !isGrouped(groups, k)) cur[k] = p[k];
+    for (const k in p) if (cur[k] === undefined && p[k] !== undefined && !grouped.has(k)) cur[k] = p[k];
   }
   return [...out.values()];
-}
-
-function isGrouped<P>(groups: (keyof P)[][], k: keyof P): boolean {
-  return groups.some((g) => g.includes(k));
 }
 
 const MINT_GROUPS: (keyof MintPatch)[][] = [
