@@ -1,9 +1,10 @@
 /**
  * Decoding of recorded files off the main thread: worker threads that read a file, parse its JSON and normalise
  * its records (src/sources/replay.ts readRecords), handing the records back by structured clone, blocks packed
- * (src/sources/block-pack.ts) and unpacked here. Used by
- * `solgate replay`, so that the ingester's parse/fold and SQL writes on the main thread overlap with the decoding
- * of the files after them.
+ * (src/sources/block-pack.ts) and unpacked only when the consumer takes them ({@link unpackRecord}): files decoded
+ * ahead wait as a few flat arrays, not as the hundred thousand objects of a block. Used by `solgate replay`, so
+ * that the ingester's parse/fold and SQL writes on the main thread overlap with the decoding of the files after
+ * them.
  */
 import type { Worker } from 'node:worker_threads';
 import { startModuleWorker } from '../core/worker-thread.js';
@@ -11,22 +12,25 @@ import { unpackBlock } from './block-pack.js';
 import type { PostedRecord, ReplayRecord } from './replay-record.js';
 
 export interface DecodePool {
-  /** The records of `file`, decoded by a worker (rejects with an Error naming the file, as readRecords does). */
-  decode(file: string): Promise<ReplayRecord[]>;
+  /**
+   * The records of `file`, decoded by a worker, blocks still packed (rejects with an Error naming the file, as
+   * readRecords does).
+   */
+  decode(file: string): Promise<PostedRecord[]>;
   close(): Promise<void>;
 }
 
 type Reply = { id: number; records: PostedRecord[] } | { id: number; error: string };
 
-/** The records a worker posted, blocks unpacked. */
-function received(records: PostedRecord[]): ReplayRecord[] {
-  return records.map((r) => (r.kind === 'packed-block' ? { kind: 'block', block: unpackBlock(r.packed) } : r));
+/** A record as a worker posted it, its block unpacked. */
+export function unpackRecord(r: PostedRecord): ReplayRecord {
+  return r.kind === 'packed-block' ? { kind: 'block', block: unpackBlock(r.packed) } : r;
 }
 
 /** Starts `size` decoding workers (they stop with close(), or when the process has nothing else to do). */
 export function createDecodePool(size: number): DecodePool {
   const workers: Worker[] = Array.from({ length: Math.max(1, size) }, () => startModuleWorker(import.meta.url, 'replay-decode-worker'));
-  const pending = new Map<number, { file: string; resolve: (r: ReplayRecord[]) => void; reject: (e: Error) => void }>();
+  const pending = new Map<number, { resolve: (r: PostedRecord[]) => void; reject: (e: Error) => void }>();
   const load = new Map<Worker, number>(workers.map((w) => [w, 0]));
   let next = 0;
   let failed: Error | null = null;
@@ -37,13 +41,7 @@ export function createDecodePool(size: number): DecodePool {
       pending.delete(m.id);
       load.set(w, (load.get(w) ?? 1) - 1);
       if ('error' in m) p.reject(new Error(m.error));
-      else {
-        try {
-          p.resolve(received(m.records));
-        } catch (e) {
-          p.reject(new Error(`replay: ${p.file}: ${e instanceof Error ? e.message : String(e)}`, { cause: e }));
-        }
-      }
+      else p.resolve(m.records);
     });
     w.on('error', (e) => {
       failed = e;
@@ -60,7 +58,7 @@ export function createDecodePool(size: number): DecodePool {
       load.set(w, (load.get(w) ?? 0) + 1);
       const id = next++;
       return new Promise((resolve, reject) => {
-        pending.set(id, { file: path, resolve, reject });
+        pending.set(id, { resolve, reject });
         w.postMessage({ id, file: path });
       });
     },
