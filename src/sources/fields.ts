@@ -104,14 +104,28 @@ export function uintArray(v: unknown, path: string): number[] {
 
 /** Indexes into an account list, which on the wire are single bytes. */
 export function indexArray(v: unknown, path: string): number[] {
-  return arr(v, path).map((x, i) => {
-    const n = uint(x, `${path}[${i}]`);
-    return n <= 255 ? n : fail(`${path}[${i}]`, 'an account index (0-255)', x);
-  });
+  const a = arr(v, path);
+  const out = new Array<number>(a.length);
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i];
+    // The common case without building the element's path (it is only needed to report a bad value).
+    if (typeof x === 'number' && Number.isSafeInteger(x) && x >= 0 && x <= 255) out[i] = x;
+    else {
+      const n = uint(x, `${path}[${i}]`);
+      out[i] = n <= 255 ? n : fail(`${path}[${i}]`, 'an account index (0-255)', x);
+    }
+  }
+  return out;
 }
 
 export function u64Array(v: unknown, path: string): bigint[] {
-  return arr(v, path).map((x, i) => u64(x, `${path}[${i}]`));
+  const a = arr(v, path);
+  const out = new Array<bigint>(a.length);
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i];
+    out[i] = typeof x === 'number' && Number.isInteger(x) && x >= 0 ? BigInt(x) : u64(x, `${path}[${i}]`);
+  }
+  return out;
 }
 
 /** A base58 public key. */

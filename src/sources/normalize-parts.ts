@@ -9,6 +9,7 @@ import {
   arr,
   base58Bytes,
   indexArray,
+  isObject,
   obj,
   optArr,
   optU64,
@@ -19,6 +20,7 @@ import {
   uint,
   type JsonObject,
 } from './fields.js';
+import { isAddress } from '../core/encoding.js';
 
 /** Runs `f`, prefixing any field error with what was being read (`invalid getBlock result (slot 5): …`). */
 export function labelled<T>(label: string, f: () => T): T {
@@ -97,41 +99,76 @@ const absent = (v: unknown) => v === undefined || v === null || v === '';
 export function tokenBalances(v: unknown, p: string): TokenBalance[] | null {
   const a = optArr(v, p);
   if (!a) return null;
-  return a.map((e, i) => {
-    const ep = `${p}[${i}]`;
-    const o = obj(e, ep);
-    const ui = obj(o.uiTokenAmount, `${ep}.uiTokenAmount`);
-    return {
-      accountIndex: uint(o.accountIndex, `${ep}.accountIndex`),
-      mint: address(o.mint, `${ep}.mint`),
-      owner: absent(o.owner) ? null : address(o.owner, `${ep}.owner`),
-      programId: absent(o.programId) ? null : address(o.programId, `${ep}.programId`),
-      amount: u64(ui.amount, `${ep}.uiTokenAmount.amount`),
-      decimals: uint(ui.decimals, `${ep}.uiTokenAmount.decimals`),
-    };
-  });
+  const out = new Array<TokenBalance>(a.length);
+  for (let i = 0; i < a.length; i++) out[i] = plainTokenBalance(a[i]) ?? tokenBalance(a[i], `${p}[${i}]`);
+  return out;
 }
 
-/** Every index an instruction or token balance holds must point into `accountKeys`. */
+const U64_DIGITS = /^\d{1,20}$/;
+
+/**
+ * A token balance as RPC nodes write it, read without building the path of each field (null for anything else,
+ * which {@link tokenBalance} then reads, or names the field that is wrong).
+ */
+function plainTokenBalance(e: unknown): TokenBalance | null {
+  if (!isObject(e) || !isObject(e.uiTokenAmount)) return null;
+  const { accountIndex, mint, owner, programId } = e;
+  const { amount, decimals } = e.uiTokenAmount;
+  if (typeof accountIndex !== 'number' || !Number.isSafeInteger(accountIndex) || accountIndex < 0) return null;
+  if (!isAddress(mint)) return null;
+  if (!absent(owner) && !isAddress(owner)) return null;
+  if (!absent(programId) && !isAddress(programId)) return null;
+  if (typeof amount !== 'string' || !U64_DIGITS.test(amount)) return null;
+  if (typeof decimals !== 'number' || !Number.isSafeInteger(decimals) || decimals < 0) return null;
+  return {
+    accountIndex,
+    mint,
+    owner: absent(owner) ? null : (owner as string),
+    programId: absent(programId) ? null : (programId as string),
+    amount: BigInt(amount),
+    decimals,
+  };
+}
+
+function tokenBalance(e: unknown, ep: string): TokenBalance {
+  const o = obj(e, ep);
+  const ui = obj(o.uiTokenAmount, `${ep}.uiTokenAmount`);
+  return {
+    accountIndex: uint(o.accountIndex, `${ep}.accountIndex`),
+    mint: address(o.mint, `${ep}.mint`),
+    owner: absent(o.owner) ? null : address(o.owner, `${ep}.owner`),
+    programId: absent(o.programId) ? null : address(o.programId, `${ep}.programId`),
+    amount: u64(ui.amount, `${ep}.uiTokenAmount.amount`),
+    decimals: uint(ui.decimals, `${ep}.uiTokenAmount.decimals`),
+  };
+}
+
+/**
+ * Every index an instruction or token balance holds must point into `accountKeys`. (Plain loops: the path of each
+ * index is only built for the one that is out of range.)
+ */
 export function checkIndexes(tx: NormalizedTx, p: string): void {
   const n = tx.accountKeys.length;
-  const check = (i: number, where: string) => {
-    if (i >= n) throw new FieldError(where, `refers to account ${i} but the transaction has ${n} account keys`);
+  const fail = (i: number, where: string): never => {
+    throw new FieldError(where, `refers to account ${i} but the transaction has ${n} account keys`);
   };
-  tx.instructions.forEach((ix, i) => {
-    check(ix.programIdIndex, `${p}instructions[${i}].programIdIndex`);
-    ix.accounts.forEach((a) => check(a, `${p}instructions[${i}].accounts`));
-  });
-  tx.innerInstructions.forEach((g, i) => {
+  for (let i = 0; i < tx.instructions.length; i++) {
+    const ix = tx.instructions[i];
+    if (ix.programIdIndex >= n) fail(ix.programIdIndex, `${p}instructions[${i}].programIdIndex`);
+    for (const a of ix.accounts) if (a >= n) fail(a, `${p}instructions[${i}].accounts`);
+  }
+  for (let i = 0; i < tx.innerInstructions.length; i++) {
+    const g = tx.innerInstructions[i];
     if (g.index >= tx.instructions.length) {
       throw new FieldError(`${p}meta.innerInstructions[${i}].index`, `refers to missing instruction ${g.index}`);
     }
-    g.instructions.forEach((ix, j) => {
-      check(ix.programIdIndex, `${p}meta.innerInstructions[${i}].instructions[${j}].programIdIndex`);
-      ix.accounts.forEach((a) => check(a, `${p}meta.innerInstructions[${i}].instructions[${j}].accounts`));
-    });
-  });
+    for (let j = 0; j < g.instructions.length; j++) {
+      const ix = g.instructions[j];
+      if (ix.programIdIndex >= n) fail(ix.programIdIndex, `${p}meta.innerInstructions[${i}].instructions[${j}].programIdIndex`);
+      for (const a of ix.accounts) if (a >= n) fail(a, `${p}meta.innerInstructions[${i}].instructions[${j}].accounts`);
+    }
+  }
   for (const list of [tx.meta?.preTokenBalances, tx.meta?.postTokenBalances]) {
-    list?.forEach((b) => check(b.accountIndex, `${p}meta.tokenBalances.accountIndex`));
+    for (const b of list ?? []) if (b.accountIndex >= n) fail(b.accountIndex, `${p}meta.tokenBalances.accountIndex`);
   }
 }

@@ -190,6 +190,24 @@ describe('malformed input fails with the field named', () => {
     ['header', (x) => delete x.transaction.message.header, /transaction\.message\.header must be an object/, json],
     ['jsonParsed', (x) => (x.transaction.message.instructions[0] = { programId: 'x', parsed: {} }), /jsonParsed encoding is not supported/, json],
     ['index', (x) => (x.transaction.message.instructions[0].accounts = [200]), /instructions\[0\]\.accounts refers to account 200/, json],
+    ['account index', (x) => (x.transaction.message.instructions[0].accounts = [1, 256]), /instructions\[0\]\.accounts\[1\] must be an account index \(0-255\), got 256/, json],
+    [
+      'inner index',
+      (x) => (x.meta.innerInstructions[0].instructions[0].accounts = [0, 200]),
+      /meta\.innerInstructions\[0\]\.instructions\[0\]\.accounts refers to account 200/,
+      json,
+    ],
+    [
+      'token balance index',
+      (x) => (x.meta.postTokenBalances = [{ accountIndex: 200, mint: 'So11111111111111111111111111111111111111112', uiTokenAmount: { amount: '1', decimals: 0 } }]),
+      /meta\.tokenBalances\.accountIndex refers to account 200/,
+    ],
+    [
+      'token balance amount',
+      (x) => (x.meta.postTokenBalances = [{ accountIndex: 0, mint: 'So11111111111111111111111111111111111111112', uiTokenAmount: { amount: '-1', decimals: 0 } }]),
+      /meta\.postTokenBalances\[0\]\.uiTokenAmount\.amount must be an unsigned 64-bit integer/,
+    ],
+    ['balance text', (x) => (x.meta.postBalances[1] = '12x'), /meta\.postBalances\[1\] must be an unsigned 64-bit integer, got "12x"/],
   ];
   it.each(cases)('%s', (_, mutate, re, src = r) => {
     const x = structuredClone(src);
