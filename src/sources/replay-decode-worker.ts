@@ -8,8 +8,8 @@ import { readRecords } from './replay.js';
 import type { PostedRecord } from './replay-record.js';
 
 parentPort?.on('message', (m: { id: number; file: string }) => {
-  readRecords(m.file).then(
-    (records) => {
+  readRecords(m.file)
+    .then((records) => {
       const transfer: ArrayBuffer[] = [];
       const posted = records.map((r): PostedRecord => {
         const packed = r.kind === 'block' ? packBlock(r.block) : null;
@@ -18,7 +18,7 @@ parentPort?.on('message', (m: { id: number; file: string }) => {
         return { kind: 'packed-block', packed };
       });
       parentPort?.postMessage({ id: m.id, records: posted }, transfer);
-    },
-    (e: unknown) => parentPort?.postMessage({ id: m.id, error: e instanceof Error ? e.message : String(e) }),
-  );
+    })
+    // Reading, packing or posting: whichever failed, the file's turn gets the error.
+    .catch((e: unknown) => parentPort?.postMessage({ id: m.id, error: e instanceof Error ? e.message : String(e) }));
 });

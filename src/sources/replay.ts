@@ -280,7 +280,7 @@ export async function readRecords(file: string): Promise<RecordItem[]> {
     throw new Error(`replay: cannot read ${file}: ${(e as Error).message}`, { cause: e });
   }
   // Recorded blocks are usually plain ASCII: then the bytes are the characters, and a copy replaces the UTF-8
-  // decode (a tenth of a decoding worker's time on mainnet blocks). Any other byte takes the UTF-8 decode.
+  // decode (an eighth of a decoding worker's time on mainnet blocks). Any other byte takes the UTF-8 decode.
   const text = isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
   const docs = parseJsonDocuments(text, `replay: ${file}`);
   const records = docs.length === 1 && Array.isArray(docs[0]) ? docs[0] : docs;
