@@ -12,16 +12,10 @@
  * Exact: `unpackBlock(packBlock(b))` equals `b` field for field. A block with something the packing cannot hold
  * exactly (an amount outside u64) is not packed: {@link packBlock} returns null and the caller sends it as is.
  */
-import type { AccountUpdate, Block, CompiledInstruction, InnerInstructions, NormalizedTx, TokenBalance } from '../core/model.js';
+import type { Block, CompiledInstruction, InnerInstructions, NormalizedTx, TokenBalance } from '../core/model.js';
 
-export interface PackedBlock {
-  slot: number;
-  parentSlot: number | null;
-  blockhash: string | null;
-  previousBlockhash: string | null;
-  blockTime: number | null;
-  blockHeight: number | null;
-  accounts?: AccountUpdate[];
+/** The block's own fields as they are; its transactions packed. */
+export interface PackedBlock extends Omit<Block, 'transactions'> {
   txCount: number;
   strings: string[];
   nums: Float64Array;
@@ -200,23 +194,8 @@ export function packBlock(block: Block): PackedBlock | null {
     data.set(c, at);
     at += c.length;
   }
-  const packed: PackedBlock = {
-    slot: block.slot,
-    parentSlot: block.parentSlot,
-    blockhash: block.blockhash,
-    previousBlockhash: block.previousBlockhash,
-    blockTime: block.blockTime,
-    blockHeight: block.blockHeight,
-    txCount: block.transactions.length,
-    strings,
-    nums: nums.done(),
-    bigs: bigs.done(),
-    data,
-    logs,
-    errs,
-  };
-  if (block.accounts !== undefined) packed.accounts = block.accounts;
-  return packed;
+  const { transactions, ...fields } = block;
+  return { ...fields, txCount: transactions.length, strings, nums: nums.done(), bigs: bigs.done(), data, logs, errs };
 }
 
 /** The buffers of `p`, to hand over (transfer) instead of copying when posting it to another thread. */
@@ -226,7 +205,7 @@ export function packedBuffers(p: PackedBlock): ArrayBuffer[] {
 
 /** The block {@link packBlock} packed. */
 export function unpackBlock(p: PackedBlock): Block {
-  const { strings, nums, bigs, data, logs, errs } = p;
+  const { txCount, strings, nums, bigs, data, logs, errs, ...fields } = p;
   let n = 0;
   let b = 0;
   let d = 0;
@@ -274,8 +253,8 @@ export function unpackBlock(p: PackedBlock): Block {
     return out;
   };
 
-  const transactions = new Array<NormalizedTx>(p.txCount);
-  for (let t = 0; t < p.txCount; t++) {
+  const transactions = new Array<NormalizedTx>(txCount);
+  for (let t = 0; t < txCount; t++) {
     const signature = str();
     const sigCount = nums[n++];
     const signatures = new Array<string>(sigCount);
@@ -332,15 +311,5 @@ export function unpackBlock(p: PackedBlock): Block {
   if (n !== nums.length || b !== bigs.length || d !== data.length || e !== errs.length) {
     throw new Error(`packed block ${p.slot}: ${nums.length - n} numbers, ${bigs.length - b} amounts, ${data.length - d} data bytes left over`);
   }
-  const block: Block = {
-    slot: p.slot,
-    parentSlot: p.parentSlot,
-    blockhash: p.blockhash,
-    previousBlockhash: p.previousBlockhash,
-    blockTime: p.blockTime,
-    blockHeight: p.blockHeight,
-    transactions,
-  };
-  if (p.accounts !== undefined) block.accounts = p.accounts;
-  return block;
+  return { ...fields, transactions };
 }
