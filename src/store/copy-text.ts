@@ -35,8 +35,8 @@ const ROWS_PER_PIECE = 1024;
 /**
  * `rows` as COPY text in pieces (to be sent in order), the fields of each row in the order of `fields`. Each row's
  * line is built alone and each piece joined once: appending every field to one growing string instead made a
- * rope of millions of short strings, three times the time for a batch of 66,000 address links, most of it in the
- * garbage collector.
+ * rope of millions of short strings, three times the time for 66,000 rows shaped like a batch's address links
+ * (synthetic ones, measured alone), most of it in the garbage collector.
  */
 export function copyPieces<R>(rows: readonly R[], fields: readonly CopyField<R>[]): string[] {
   const pieces: string[] = [];
