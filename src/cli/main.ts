@@ -6,6 +6,8 @@
  * ones (the database driver, the SVM, Fastify, the parsers). Failures print one line (`solgate: …`; the stack trace
  * at LOG_LEVEL=debug); command-line mistakes print the usage line of the command concerned and exit 2.
  */
+// First: the compile cache then covers every module loaded after this one.
+import '../core/compile-cache.js';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ENV_VARS, ConfigError, logLevelOf } from '../config/index.js';
 import { StartupError } from '../core/errors.js';
@@ -90,7 +92,10 @@ async function main(argv: string[]): Promise<number> {
       const { positionals, values } = parseArgsOf({ args: rest, allowPositionals: true, options: { 'light-trees': { type: 'string' }, slot: { type: 'string' } } });
       if (!positionals.length) throw new UsageError('replay needs at least one file or directory');
       const slot = slotArg('--slot', values.slot);
-      return (await import('./ingest.js')).runReplay(positionals, { lightTrees: values['light-trees'], slot });
+      // The decoding workers start on the first batch's files (8 blocks) now, while this thread loads the ingester.
+      const { replayDecodeWorkers, startReplayDecoding } = await import('../sources/replay-decode-pool.js');
+      const decodePool = await startReplayDecoding(positionals, replayDecodeWorkers(), 8);
+      return (await import('./ingest.js')).runReplay(positionals, { lightTrees: values['light-trees'], slot, decodePool });
     }
     case 'zk-rebuild': {
       const { values } = parseArgsOf({ args: rest, options: { rpc: { type: 'string' } } });

@@ -16,8 +16,8 @@
  * slot is lower than or equal to one already applied when it consumes a replay source.
  */
 import { isAscii } from 'node:buffer';
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
 import type { AccountUpdate, Block, NormalizedTx } from '../core/model.js';
 import { isObject } from './fields.js';
 import { parseJsonDocuments } from './json.js';
@@ -28,8 +28,11 @@ import {
   normalizeRpcTransaction,
 } from './normalize-rpc.js';
 import type { AccountSource, BlockSource } from './source.js';
-import { createDecodePool, unpackRecord } from './replay-decode-pool.js';
+import { createDecodePool, unpackRecord, type DecodePool } from './replay-decode-pool.js';
 import type { PostedRecord, ReplayRecord } from './replay-record.js';
+import { listReplayFiles } from './replay-files.js';
+
+export { listReplayFiles };
 
 /** One step of a replay, in the order it must be applied. */
 export type ReplayItem =
@@ -70,6 +73,11 @@ export interface ReplayOptions {
    * as iteration reaches them. Workers start only when there are at least two files.
    */
   decodeWorkers?: number;
+  /**
+   * Decoding workers the caller started (and closes), possibly already decoding the first files
+   * (startReplayDecoding); used instead of `decodeWorkers`.
+   */
+  decodePool?: DecodePool;
 }
 
 /** One record of a file, decoded (what readRecords returns). */
@@ -105,8 +113,9 @@ export function createReplaySource(paths: string[], opts: ReplayOptions = {}): R
       return [{ kind: 'accounts', accounts, file: batchFile }];
     };
     const files = await listReplayFiles(paths);
-    const workers = Math.min(opts.decodeWorkers ?? 0, files.length > 1 ? files.length : 0);
-    const pool = workers > 0 ? createDecodePool(workers) : null;
+    const workers = opts.decodePool ? opts.decodePool.size : Math.min(opts.decodeWorkers ?? 0, files.length > 1 ? files.length : 0);
+    const own = !opts.decodePool && workers > 0 ? createDecodePool(workers) : null;
+    const pool = opts.decodePool ?? own;
     // With workers, files are decoded ahead of the consumer (a few per worker, handed over in order, blocks packed
     // until their turn); without, each file is read when iteration reaches it.
     const ahead = pool ? AHEAD_PER_WORKER * workers + 1 : 1;
@@ -159,7 +168,7 @@ export function createReplaySource(paths: string[], opts: ReplayOptions = {}): R
         }
       }
     } finally {
-      await pool?.close();
+      await own?.close();
     }
     yield* takeGroup();
     yield* takeBatch();
@@ -193,38 +202,6 @@ function blockOf(txs: NormalizedTx[]): Block {
     blockHeight: null,
     transactions: txs,
   };
-}
-
-const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-
-/**
- * Expands `paths` into the list of files to replay: files as given, directories recursively in sorted name order
- * (dot-files skipped). Throws an Error naming the path when it does not exist or cannot be read.
- */
-export async function listReplayFiles(paths: string[]): Promise<string[]> {
-  const out: string[] = [];
-  for (const p of paths) await expand(p, out);
-  return out;
-}
-
-async function expand(path: string, out: string[]): Promise<void> {
-  let st;
-  try {
-    st = await stat(path);
-  } catch (e) {
-    throw new Error(`replay: cannot read ${path}: ${(e as Error).message}`, { cause: e });
-  }
-  if (!st.isDirectory()) {
-    out.push(path);
-    return;
-  }
-  let names: string[];
-  try {
-    names = await readdir(path);
-  } catch (e) {
-    throw new Error(`replay: cannot list directory ${path}: ${(e as Error).message}`, { cause: e });
-  }
-  for (const n of names.filter((n) => !n.startsWith('.')).sort(byName)) await expand(join(path, n), out);
 }
 
 const BLOCKHASH_KEY = '"blockhash":"';

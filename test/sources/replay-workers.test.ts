@@ -7,13 +7,14 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createReplaySource, type ReplayItem } from '../../src/sources/replay.js';
+import { startReplayDecoding, type DecodePool } from '../../src/sources/replay-decode-pool.js';
 
 const BLOCK = join(import.meta.dirname, '..', 'fixtures', 'photon-blocks', 'index_block_metadata', '254170887');
 const TXS = join(import.meta.dirname, '..', 'fixtures', 'photon-transactions');
 
-async function collect(paths: string[], decodeWorkers: number): Promise<ReplayItem[]> {
+async function collect(paths: string[], decodeWorkers: number, decodePool?: DecodePool): Promise<ReplayItem[]> {
   const out: ReplayItem[] = [];
-  for await (const item of createReplaySource(paths, { decodeWorkers }).items()) out.push(item);
+  for await (const item of createReplaySource(paths, { decodeWorkers, decodePool }).items()) out.push(item);
   return out;
 }
 
@@ -31,5 +32,32 @@ describe('replay decoding in worker threads', () => {
     writeFileSync(join(dir, 'a.json'), '{"pubkey":"11111111111111111111111111111111","lamports":1,"owner":"11111111111111111111111111111111","data":["","base64"],"executable":false,"rentEpoch":0,"slot":1}');
     writeFileSync(join(dir, 'b.json'), '{"not": "a record"}');
     await expect(collect([dir], 2)).rejects.toThrow(/b\.json/);
+  }, 120_000);
+
+  it('takes the files a pool began decoding before the replay (solgate replay starts it early), in order', async () => {
+    // The block twice: the second turn of a prefetched file is decoded again, not lost.
+    const paths = [BLOCK, TXS, BLOCK];
+    const inline = await collect(paths, 0);
+    const pool = await startReplayDecoding(paths, 1, 8);
+    try {
+      expect(await collect(paths, 0, pool)).toEqual(inline);
+      // The caller's pool is not closed by the replay: it decodes a second run as well.
+      expect(await collect([BLOCK], 0, pool)).toEqual(inline.slice(0, 1));
+    } finally {
+      await pool.close();
+    }
+  }, 120_000);
+
+  it('reports a prefetched file that cannot be decoded at its turn, and an unreadable path as the replay does', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'solgate-replay-early-'));
+    writeFileSync(join(dir, 'a.json'), '{"not": "a record"}');
+    const pool = await startReplayDecoding([dir], 1, 8);
+    const missing = await startReplayDecoding([join(dir, 'missing')], 1, 8);
+    try {
+      await expect(collect([dir], 0, pool)).rejects.toThrow(/a\.json/);
+      await expect(collect([join(dir, 'missing')], 0, missing)).rejects.toThrow(/cannot read .*missing/);
+    } finally {
+      await Promise.all([pool.close(), missing.close()]);
+    }
   }, 120_000);
 });
