@@ -1,7 +1,7 @@
 /**
  * The wide-limb base58 codec (src/core/base58.ts) gives exactly what `bs58` gives: on every length up to a few
- * hundred bytes, with and without leading zeros (leading '1's), all-zero and all-0xff values, and it rejects
- * what `bs58` rejects.
+ * hundred bytes and on long ones (the BigInt path of texts from 272 characters: 1-2 KB instruction data), with
+ * and without leading zeros (leading '1's), all-zero and all-0xff values, and it rejects what `bs58` rejects.
  */
 import bs58 from 'bs58';
 import { describe, expect, it } from 'vitest';
@@ -34,6 +34,15 @@ function samples(): Uint8Array[] {
       out.push(b);
     }
   }
+  for (const len of [511, 512, 1000, 1232, 2048]) {
+    for (let k = 0; k < 6; k++) {
+      const b = Uint8Array.from({ length: len }, next);
+      for (let i = 0; i < k % 4; i++) b[i] = 0;
+      if (k === 4) b.fill(0);
+      if (k === 5) b.fill(0xff);
+      out.push(b);
+    }
+  }
   return out;
 }
 
@@ -50,15 +59,17 @@ describe('base58 codec', () => {
 
   it('decodes arbitrary texts (leading 1s included) as bs58 does', () => {
     const next = prng(7);
-    for (let n = 0; n < 3000; n++) {
-      const len = n % 97;
+    for (let n = 0; n < 3200; n++) {
+      // Short texts, and around the switch to the long path (272 characters after the leading '1's).
+      const len = n < 3000 ? n % 97 : 262 + (n % 20);
       const text = '1'.repeat(n % 5) + Array.from({ length: len }, () => ALPHABET[next() % 58]).join('');
       expect(Array.from(decodeBase58(text))).toEqual(Array.from(bs58.decode(text)));
     }
   });
 
   it('rejects characters outside the alphabet, as bs58 does', () => {
-    for (const bad of ['0', 'abc0', 'O', 'I', 'l', 'ab c', 'é', '\u4e00', '1111+']) {
+    const long = 'z'.repeat(400);
+    for (const bad of ['0', 'abc0', 'O', 'I', 'l', 'ab c', 'é', '\u4e00', '1111+', `${long}0`, `0${long}`, `${long}é`]) {
       expect(() => bs58.decode(bad)).toThrow();
       expect(() => decodeBase58(bad)).toThrow(/Non-base58 character/);
     }
