@@ -13,7 +13,7 @@ import type { BlockUpdate } from '../store/block-update.js';
 import { parseTransaction } from '../parsers/registry.js';
 import type { BlockSource } from '../sources/source.js';
 import { type FoldContext, type ParsedTx } from './fold-block.js';
-import { foldAhead, foldWithCnft, historyBlocks, lookupContext } from './pipeline-prepare.js';
+import { foldAhead, foldBlocks, foldWithCnft, historyBlocks, lookupContext, yieldToEventLoop } from './pipeline-prepare.js';
 import { foldAccounts } from './fold-accounts.js';
 import { createAssetIndexer } from './asset-index.js';
 import { mergeZkPending, type ZkPending } from './fold-zk.js';
@@ -145,12 +145,14 @@ export function createIngester(db: Db, logger?: Logger, opts: IngesterOptions = 
    * it has, and only if they differ is the batch folded again with them (src/ingest/pipeline-prepare.ts).
    */
   async function prepare(blocks: Block[], before?: Promise<unknown> | null): Promise<Prepared> {
-    const parsed = blocks.map((b) => {
+    const parsed: ParsedTx[][] = [];
+    for (const b of blocks) {
+      if (parsed.length) await yieldToEventLoop();
       // Votes concern no wallet activity and are not indexed (sources may already have dropped them).
       const txs = b.transactions.filter((t) => !t.isVote);
-      return txs.map((tx): ParsedTx => ({ tx, events: parseTransaction(tx) }));
-    });
-    const { ctx, updates } = await foldAhead(db, parsed.flat(), before, (c) => foldBatch(blocks, parsed, c));
+      parsed.push(txs.map((tx): ParsedTx => ({ tx, events: parseTransaction(tx) })));
+    }
+    const { ctx, updates } = await foldAhead(db, parsed.flat(), before, (c) => foldBlocks(blocks, parsed, c));
     const [zkParts, webhooks] = await Promise.all([
       Promise.all(parsed.map((txs) => zk.prepare(txs.map((p) => p.tx)))),
       hooks.prepare(parsed.flat(), ctx),
@@ -158,18 +160,6 @@ export function createIngester(db: Db, logger?: Logger, opts: IngesterOptions = 
     return { updates, zk: mergeZkPending(zkParts), webhooks };
   }
 
-  function foldBatch(blocks: Block[], parsed: ParsedTx[][], ctx: FoldContext): BlockUpdate[] {
-    return blocks.map((b, i) => {
-      const u = foldWithCnft(b, parsed[i], ctx);
-      // Account states fetched after the block (live mode): their rows carry their own slot/write-version guards,
-      // so adding them to the block's update is order-safe.
-      if (b.accounts?.length) {
-        const into = u as unknown as Record<string, unknown>;
-        for (const [k, v] of Object.entries(foldAccounts(b.accounts))) if (Array.isArray(v) && v.length) (into[k] as unknown[]).push(...v);
-      }
-      return u;
-    });
-  }
 
   async function write(blocks: Block[], { updates, zk: pending, webhooks }: Prepared): Promise<void> {
     const fast = zk.transactionsOnly(pending);
@@ -387,6 +377,3 @@ export function createIngester(db: Db, logger?: Logger, opts: IngesterOptions = 
   };
   return ingester;
 }
-
-/** Lets pending I/O callbacks (SQL responses) run before continuing. */
-const yieldToEventLoop = () => new Promise<void>((r) => setImmediate(r));
