@@ -80,5 +80,8 @@ describe('COPY text', () => {
     expect(keys).toEqual(['A 6 -3', 'A 6 2', 'A 7 0', 'B 4 9', 'B 5 0', 'B 5 1', 'a 1 0']);
     expect(text.split('\n')[0]).toBe('A\t6\t-3\t1\t\\N\t\\N\t\\N');
     expect(addressLinksCopy([])).toBeNull();
+    // Every field of a link: balance changes as JSON (a backslash in it escaped for COPY), the type, the flag.
+    const full: AddressLinkRow = { address: 'C', slot: 3, txIndex: 0, relation: 2, changes: [{ mint: 'M"x', amount: '-5', decimals: 6 }], enhancedType: 'SWAP', writable: false };
+    expect(addressLinksCopy([full])?.text.join('')).toBe(String.raw`C	3	0	2	[{"mint":"M\\"x","amount":"-5","decimals":6}]	SWAP	f` + '\n');
   });
 });
