@@ -6,13 +6,14 @@
  * cases, every gateway case, the ceiling after them. Optionally also the latency of requests sent one at a time
  * ("alone": one connection, no queueing).
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { fork, spawnSync, type ChildProcess } from 'node:child_process';
 import { loadavg } from 'node:os';
+import { join } from 'node:path';
 import { request } from 'undici';
 import type { Db } from '../../src/store/db.js';
 import { createApiKey } from '../../src/store/keys.js';
 import { runLoad, type LoadResult } from '../gen/load.js';
-import { fmt } from './report.js';
+import { fmt, REPO_ROOT } from './report.js';
 
 /** One kind of request: to the gateway (JSON-RPC `method`) or to the ceiling (the params as the body). */
 export interface LoadCase<P> {
@@ -154,6 +155,8 @@ export function loadSettingsLine(s: LoadSettings): string {
 
 /** Forks `script` in `mode` (with `cpuProfDir`, under `node --cpu-prof`); resolves with its port. */
 export function startBenchServer(label: string, script: string, mode: 'app' | 'ceiling', url: string, pool: number, children: ChildProcess[], cpuProfDir?: string): Promise<number> {
+  // The gateway runs from the build, as `solgate serve` does (./bench-server.ts): made current first.
+  if (mode === 'app') ensureBuild();
   return new Promise((resolve, reject) => {
     const child = fork(script, [mode], {
       execArgv: [...(cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : []), '--import', 'tsx'],
@@ -172,4 +175,14 @@ export function startBenchServer(label: string, script: string, mode: 'app' | 'c
       reject(new Error(`${label}: ${mode} server exited with ${code}`));
     });
   });
+}
+
+let built = false;
+
+/** Runs `scripts/build.mjs --if-stale` once per process (it throws when the build fails). */
+function ensureBuild(): void {
+  if (built) return;
+  const r = spawnSync(process.execPath, [join(REPO_ROOT, 'scripts', 'build.mjs'), '--if-stale'], { cwd: REPO_ROOT, stdio: 'inherit' });
+  if (r.status !== 0) throw new Error('bench: the build (scripts/build.mjs) failed');
+  built = true;
 }
