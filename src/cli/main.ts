@@ -92,7 +92,8 @@ async function main(argv: string[]): Promise<number> {
       const { positionals, values } = parseArgsOf({ args: rest, allowPositionals: true, options: { 'light-trees': { type: 'string' }, slot: { type: 'string' } } });
       if (!positionals.length) throw new UsageError('replay needs at least one file or directory');
       const slot = slotArg('--slot', values.slot);
-      // The decoding workers start on the first batch's files (8 blocks) now, while this thread loads the ingester.
+      // The decoding workers start on the first batch's files now (8: replayInto's default batch, src/ingest/replay.ts),
+      // while this thread loads the ingester.
       const { replayDecodeWorkers, startReplayDecoding } = await import('../sources/replay-decode-pool.js');
       const decodePool = await startReplayDecoding(positionals, replayDecodeWorkers(), 8);
       return (await import('./ingest.js')).runReplay(positionals, { lightTrees: values['light-trees'], slot, decodePool });

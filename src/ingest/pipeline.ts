@@ -12,7 +12,7 @@ import { getCheckpoint, notifyBlocksWritten } from '../store/chain.js';
 import type { BlockUpdate } from '../store/block-update.js';
 import { parseTransaction } from '../parsers/registry.js';
 import type { BlockSource } from '../sources/source.js';
-import { type FoldContext, type ParsedTx } from './fold-block.js';
+import { type ParsedTx } from './fold-block.js';
 import { foldAhead, foldBlocks, foldWithCnft, historyBlocks, lookupContext, yieldToEventLoop } from './pipeline-prepare.js';
 import { foldAccounts } from './fold-accounts.js';
 import { createAssetIndexer } from './asset-index.js';
@@ -159,7 +159,6 @@ export function createIngester(db: Db, logger?: Logger, opts: IngesterOptions = 
     ]);
     return { updates, zk: mergeZkPending(zkParts), webhooks };
   }
-
 
   async function write(blocks: Block[], { updates, zk: pending, webhooks }: Prepared): Promise<void> {
     const fast = zk.transactionsOnly(pending);
