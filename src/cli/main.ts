@@ -7,7 +7,7 @@
  * at LOG_LEVEL=debug); command-line mistakes print the usage line of the command concerned and exit 2.
  */
 // First: the compile cache then covers every module loaded after this one.
-import '../core/compile-cache.js';
+import '../config/compile-cache.js';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ENV_VARS, ConfigError, logLevelOf } from '../config/index.js';
 import { StartupError } from '../core/errors.js';
