@@ -205,7 +205,9 @@ export function createOffchainFetcher(o: CreateOffchainFetcherOptions): Offchain
       { connections: Math.max(2, cfg.concurrency), connectTimeoutMs: cfg.timeoutMs, lookupAll: o.lookupAll },
     ));
   const stats = { fetched: 0, failed: 0, inFlight: 0 };
-  const nowFetching = new Map<string, Promise<OffchainEntry>>();
+  // fetchNow's answers in flight per uri: refetches (disableCache) and cache-or-fetch ones.
+  const refetching = new Map<string, Promise<OffchainEntry>>();
+  const answering = new Map<string, Promise<OffchainEntry>>();
 
   let running = false;
   let loopDone: Promise<void> | null = null;
@@ -325,7 +327,17 @@ export function createOffchainFetcher(o: CreateOffchainFetcherOptions): Offchain
     await Promise.allSettled([...inflight]);
   }
 
-  async function fetchNowUncached(uri: string, before: OffchainEntry | undefined): Promise<OffchainEntry> {
+  /** fetchNow's answer: the stored entry while it holds (unless `refetch`), else a fetch now, recorded. */
+  async function answerNow(uri: string, refetch: boolean): Promise<OffchainEntry> {
+    const before = (await getOffchainEntries(db, [uri])).get(uri);
+    if (!cfg.enabled) return before ?? failedEntry(uri, 'off-chain fetching is disabled');
+    if (!refetch && before) {
+      const now = Date.now();
+      const fresh = before.content !== null && (ttlMs === null || (before.fetchedAt !== null && before.fetchedAt.getTime() + ttlMs > now));
+      const failureStillCached = before.content === null && before.attempts > 0 && before.nextAttemptAt !== null && before.nextAttemptAt.getTime() > now;
+      const gaveUpForGood = before.content === null && before.status === 'failed' && before.nextAttemptAt === null;
+      if (fresh || failureStillCached || gaveUpForGood) return before;
+    }
     const out = await fetchDocument(uri, stopCtl.signal);
     if (!out.ok && out.aborted) return before ?? failedEntry(uri, 'aborted');
     await record(uri, null, before?.attempts ?? 0, out);
@@ -349,7 +361,7 @@ export function createOffchainFetcher(o: CreateOffchainFetcherOptions): Offchain
       wakeUp?.();
       await loopDone;
       loopDone = null;
-      await Promise.allSettled([...nowFetching.values()]);
+      await Promise.allSettled([...refetching.values(), ...answering.values()]);
       if (claimed.size) {
         await releaseClaims(db, claimToken, [...claimed]).catch((err) => logger.warn({ err }, 'offchain: releasing claims failed'));
         claimed.clear();
@@ -369,19 +381,14 @@ export function createOffchainFetcher(o: CreateOffchainFetcherOptions): Offchain
     runOnce,
     async fetchNow(uri, opts = {}) {
       if (!isFetchableUri(uri)) return failedEntry(uri, uri.trim() ? `unsupported uri: ${uri.slice(0, 200)}` : 'empty uri');
-      const before = (await getOffchainEntries(db, [uri])).get(uri);
-      if (!cfg.enabled) return before ?? failedEntry(uri, 'off-chain fetching is disabled');
-      if (!opts.disableCache && before) {
-        const now = Date.now();
-        const fresh = before.content !== null && (ttlMs === null || (before.fetchedAt !== null && before.fetchedAt.getTime() + ttlMs > now));
-        const failureStillCached = before.content === null && before.attempts > 0 && before.nextAttemptAt !== null && before.nextAttemptAt.getTime() > now;
-        const gaveUpForGood = before.content === null && before.status === 'failed' && before.nextAttemptAt === null;
-        if (fresh || failureStillCached || gaveUpForGood) return before;
-      }
-      const pending = nowFetching.get(uri);
-      if (pending) return pending;
-      const p = fetchNowUncached(uri, before).finally(() => nowFetching.delete(uri));
-      nowFetching.set(uri, p);
+      // Concurrent calls for one uri share one answer, registered before anything is awaited (so that no call can
+      // miss one that already read the store): a refetch shares a refetch in flight, a cached read either.
+      const refetch = opts.disableCache === true;
+      const shared = refetching.get(uri) ?? (refetch ? undefined : answering.get(uri));
+      if (shared) return shared;
+      const inFlight = refetch ? refetching : answering;
+      const p = answerNow(uri, refetch).finally(() => inFlight.delete(uri));
+      inFlight.set(uri, p);
       return p;
     },
   };

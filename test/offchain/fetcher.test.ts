@@ -405,6 +405,11 @@ describe('fetchNow', () => {
     // Concurrent calls for one uri share one fetch.
     await Promise.all([f.fetchNow(uri, { disableCache: true }), f.fetchNow(uri, { disableCache: true })]);
     expect(hits.get('/ok.json')).toBe(3);
+    // So do concurrent reads of a uri not stored yet (each reads the store before it fetches).
+    const fresh = `${base}/text-plain.json`;
+    const answers = await Promise.all([f.fetchNow(fresh), f.fetchNow(fresh), f.fetchNow(fresh)]);
+    expect(hits.get('/text-plain.json')).toBe(1);
+    expect(answers[1]).toEqual(answers[0]);
 
     const bad = await f.fetchNow(`${base}/invalid.json`);
     expect(bad).toMatchObject({ status: 'failed', content: null });
