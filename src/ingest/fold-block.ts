@@ -11,7 +11,7 @@ import { classifyTypeAndSwap } from '../enhanced/classify.js';
 import type { SwapEvent } from '../enhanced/types.js';
 import type { DomainEvent } from '../parsers/events.js';
 import type { CnftEvent } from '../parsers/bubblegum/index.js';
-import type { BalanceChange, BlockUpdate, TokenAccountPatch, WalletTransferRow } from '../store/block-update.js';
+import type { BalanceChange, BlockUpdate, SolBalanceRow, TokenAccountPatch, WalletTransferRow } from '../store/block-update.js';
 import { emptyUpdate, posOf } from '../store/block-update.js';
 import { indexedTokenDeltas } from '../parsers/balances.js';
 import { isInfrastructureAddress } from '../core/infrastructure.js';
@@ -61,6 +61,7 @@ export function tokenAccountsNeeded(p: ParsedTx): string[] {
 
 export function foldBlock(block: Block, parsed: ParsedTx[], ctx: FoldContext = emptyContext()): BlockUpdate {
   const u = emptyUpdate(block.slot);
+  const seen: BlockSeen = { solBalance: new Map(), mintFacts: new Map() };
   if (block.blockhash !== null)
     u.block = {
       slot: block.slot,
@@ -72,15 +73,29 @@ export function foldBlock(block: Block, parsed: ParsedTx[], ctx: FoldContext = e
     };
   for (const p of parsed) {
     u.slot = Math.max(u.slot ?? p.tx.slot, p.tx.slot);
-    foldTx(u, p, ctx);
+    foldTx(u, p, ctx, seen);
   }
   return u;
+}
+
+/**
+ * Rows a block's fold has made already, so that repeats are not made again: each transaction reports the balance of
+ * every account it names and the mint of every token balance it holds, and a mainnet block names the same ones over
+ * and over (block 254170887: 8,184 balances of 2,965 accounts, 2,176 mint rows of 162 mints). The writers keep one row
+ * per key anyway (the newest balance, `solBalancesStatement`; the mint's first known facts, `mergePatches`), so the
+ * rows left out change nothing that is written.
+ */
+interface BlockSeen {
+  /** Per address, its balance row (replaced in place by a newer one). */
+  solBalance: Map<string, SolBalanceRow>;
+  /** Per mint, the decimals and program of its last token-balance row (`program` null when unknown). */
+  mintFacts: Map<string, string>;
 }
 
 type Rel = 1 | 2 | 3;
 type Change = { amount: bigint; decimals: number };
 
-function foldTx(u: BlockUpdate, { tx, events }: ParsedTx, ctx: FoldContext): void {
+function foldTx(u: BlockUpdate, { tx, events }: ParsedTx, ctx: FoldContext, seen: BlockSeen): void {
   const txIndex = tx.indexInBlock ?? unknownTxIndex(tx.signature);
   const pos = posOf(tx.slot, tx.indexInBlock ?? unknownIndexTiebreak(tx.signature));
   const meta = tx.meta;
@@ -127,7 +142,15 @@ function foldTx(u: BlockUpdate, { tx, events }: ParsedTx, ctx: FoldContext): voi
     const post = meta.postBalances;
     for (let i = 0; i < n; i++) {
       if (!accountKey[i] || post[i] === undefined) continue;
-      u.solBalances.push({ address: keys[i], lamports: post[i], pos });
+      const had = seen.solBalance.get(keys[i]);
+      if (had === undefined) {
+        const row = { address: keys[i], lamports: post[i], pos };
+        seen.solBalance.set(keys[i], row);
+        u.solBalances.push(row);
+      } else if (pos >= had.pos) {
+        had.lamports = post[i];
+        had.pos = pos;
+      }
     }
     // = solDeltas(tx), in accountKeys order
     const pre = meta.preBalances;
@@ -144,7 +167,11 @@ function foldTx(u: BlockUpdate, { tx, events }: ParsedTx, ctx: FoldContext): voi
   const taInfo = new Map<string, KnownTokenAccount & { program: string | null }>();
   for (const d of deltas) {
     taInfo.set(d.account, { owner: d.owner, mint: d.mint, decimals: d.decimals, program: d.programId });
-    u.mints.push(d.programId ? { address: d.mint, decimals: d.decimals, program: d.programId } : { address: d.mint, decimals: d.decimals });
+    const facts = `${d.decimals} ${d.programId ?? ''}`;
+    if (seen.mintFacts.get(d.mint) !== facts) {
+      seen.mintFacts.set(d.mint, facts);
+      u.mints.push(d.programId ? { address: d.mint, decimals: d.decimals, program: d.programId } : { address: d.mint, decimals: d.decimals });
+    }
     if (d.owner) {
       const r: 2 | 3 = d.changed ? 2 : 3;
       const cur = relation.get(d.owner);
