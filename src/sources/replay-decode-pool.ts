@@ -26,6 +26,10 @@ export interface DecodePool {
    * of a replay while the process is still starting (the workers are idle then).
    */
   prefetch(files: readonly string[]): void;
+  /** Drops the prefetched result of `file` (a file the replay skips without decoding: a block already stored). */
+  forget(file: string): void;
+  /** Prefetched results not yet taken by `decode` nor dropped by `forget`. */
+  readonly waiting: number;
   close(): Promise<void>;
 }
 
@@ -73,6 +77,12 @@ export function createDecodePool(size: number): DecodePool {
   };
   return {
     size: workers.length,
+    get waiting() {
+      return early.size;
+    },
+    forget(path) {
+      early.delete(path);
+    },
     decode(path) {
       const p = early.get(path);
       if (!p) return send(path);

@@ -126,7 +126,14 @@ export function createReplaySource(paths: string[], opts: ReplayOptions = {}): R
     const fill = () => {
       while (window.length < ahead && nextFile < files.length) {
         const file = files[nextFile];
-        const p = stored ? holdsStoredBlock(file, stored).then((skip) => (skip ? null : decode(file))) : decode(file);
+        const p = stored
+          ? holdsStoredBlock(file, stored).then((skip) => {
+              if (!skip) return decode(file);
+              // Decoded early while the process started (`startReplayDecoding`): not needed after all.
+              pool?.forget(file);
+              return null;
+            })
+          : decode(file);
         // Observed: a failure is thrown when its file's turn comes (or never, if iteration stops before).
         p.catch(() => {});
         window.push(p);

@@ -48,6 +48,28 @@ describe('replay decoding in worker threads', () => {
     }
   }, 120_000);
 
+  it('drops what a pool decoded early of a file the replay skips as already stored', async () => {
+    const pool = await startReplayDecoding([BLOCK, TXS], 1, 8);
+    try {
+      expect(pool.waiting).toBeGreaterThan(1);
+      const skipped: string[] = [];
+      const items: ReplayItem[] = [];
+      // The block file is named by its slot; the store "holds" that slot with the block's own hash.
+      const source = createReplaySource([BLOCK, TXS], {
+        decodePool: pool,
+        storedBlockhash: (slot) => (slot === 254170887 ? '5GG5pzTbH6KgZM54M9XWfBNmBupQuZXdQxoZRRQXHcpM' : null),
+        onSkipped: (file) => skipped.push(file),
+      });
+      for await (const item of source.items()) items.push(item);
+      expect(skipped).toEqual([BLOCK]);
+      expect(items.length).toBeGreaterThan(10);
+      expect(items.every((i) => i.kind !== 'block' || i.block.slot !== 254170887)).toBe(true);
+      expect(pool.waiting).toBe(0);
+    } finally {
+      await pool.close();
+    }
+  }, 120_000);
+
   it('reports a prefetched file that cannot be decoded at its turn, and an unreadable path as the replay does', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'solgate-replay-early-'));
     writeFileSync(join(dir, 'a.json'), '{"not": "a record"}');
