@@ -56,7 +56,8 @@ export function mergePatches<P extends { address: string }>(patches: P[], groups
   return [...out.values()];
 }
 
-const MINT_GROUPS: (keyof MintPatch)[][] = [
+/** The field groups of a mint patch, each newest by its position (the first field), as `mintsStatement` merges them. */
+export const MINT_GROUPS: (keyof MintPatch)[][] = [
   ['mintAuthorityPos', 'mintAuthority'],
   ['freezeAuthorityPos', 'freezeAuthority'],
   ['supplyPos', 'supplyOrd', 'supplyBase'],

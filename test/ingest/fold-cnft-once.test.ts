@@ -3,27 +3,16 @@
  * (`cnftEventsByTx`): the update is the one of a fold that lets classification parse every transaction itself.
  */
 import { describe, expect, it } from 'vitest';
-import type { Block } from '../../src/core/model.js';
-import { emptyContext, foldBlock, type ParsedTx } from '../../src/ingest/fold-block.js';
+import { emptyContext, foldBlock } from '../../src/ingest/fold-block.js';
 import { cnftRows } from '../../src/ingest/fold-cnft.js';
 import { foldWithCnft } from '../../src/ingest/pipeline-prepare.js';
 import { BUBBLEGUM_PROGRAM, parseBubblegumTransaction } from '../../src/parsers/bubblegum/index.js';
-import { parseTransaction } from '../../src/parsers/registry.js';
-import { readRecords } from '../../src/sources/replay.js';
-
-/** A mainnet block with compressed-NFT mints among swaps and transfers. */
-const BLOCK = 'test/fixtures/photon-blocks/index_block_metadata/254170887';
-
-async function load(): Promise<{ block: Block; parsed: ParsedTx[] }> {
-  const [rec] = await readRecords(BLOCK);
-  if (rec.kind !== 'block') throw new Error('expected a block record');
-  const txs = rec.block.transactions.filter((t) => !t.isVote);
-  return { block: rec.block, parsed: txs.map((tx) => ({ tx, events: parseTransaction(tx) })) };
-}
+// A mainnet block with compressed-NFT mints among swaps and transfers.
+import { loadMainnetBlock } from '../helpers/mainnet-block.js';
 
 describe('foldWithCnft', () => {
   it('gives the update of a fold whose classification parses Bubblegum itself, plus the same cNFT rows', async () => {
-    const { block, parsed } = await load();
+    const { block, parsed } = await loadMainnetBlock();
     const bubblegum = parsed.filter(({ tx }) => tx.accountKeys.includes(BUBBLEGUM_PROGRAM));
     expect(bubblegum.length).toBeGreaterThan(0);
     const expected = foldBlock(block, parsed, emptyContext());
@@ -36,7 +25,7 @@ describe('foldWithCnft', () => {
   });
 
   it("classifies with the events it is given for a transaction (the caller's parse), not a parse of its own", async () => {
-    const { block, parsed } = await load();
+    const { block, parsed } = await loadMainnetBlock();
     const bubblegum = new Set(parsed.filter(({ tx }) => tx.accountKeys.includes(BUBBLEGUM_PROGRAM)).map(({ tx }) => tx));
     const types = (u: ReturnType<typeof foldBlock>) => u.transactions.filter((t) => [...bubblegum].some((tx) => tx.signature === t.signature)).map((t) => t.enhancedType);
     const own = types(foldBlock(block, parsed, emptyContext()));

@@ -5,21 +5,11 @@
 import { describe, expect, it } from 'vitest';
 import type { Block } from '../../src/core/model.js';
 import { emptyContext, foldBlock, type ParsedTx } from '../../src/ingest/fold-block.js';
-import { parseTransaction } from '../../src/parsers/registry.js';
-import { readRecords } from '../../src/sources/replay.js';
 import type { MintPatch, SolBalanceRow } from '../../src/store/block-update.js';
 import { dedupeBy } from '../../src/store/bulk.js';
-import { mergePatches } from '../../src/store/tokens.js';
-
-/** A real mainnet block: 444 non-vote transactions, mostly swaps, naming the same pools and mints again and again. */
-const BLOCK = 'test/fixtures/photon-blocks/index_block_metadata/254170887';
-
-async function load(): Promise<{ block: Block; parsed: ParsedTx[] }> {
-  const [rec] = await readRecords(BLOCK);
-  if (rec.kind !== 'block') throw new Error('expected a block record');
-  const txs = rec.block.transactions.filter((t) => !t.isVote);
-  return { block: rec.block, parsed: txs.map((tx) => ({ tx, events: parseTransaction(tx) })) };
-}
+import { MINT_GROUPS, mergePatches } from '../../src/store/tokens.js';
+// A real mainnet block: 444 non-vote transactions, mostly swaps, naming the same pools and mints again and again.
+import { loadMainnetBlock } from '../helpers/mainnet-block.js';
 
 /** Each transaction folded as a block of its own: rows that no other transaction's can have replaced. */
 function oneByOne(block: Block, parsed: ParsedTx[]): { sol: SolBalanceRow[]; mints: MintPatch[] } {
@@ -33,15 +23,9 @@ function oneByOne(block: Block, parsed: ParsedTx[]): { sol: SolBalanceRow[]; min
   return { sol, mints };
 }
 
-const MINT_GROUPS: (keyof MintPatch)[][] = [
-  ['mintAuthorityPos', 'mintAuthority'],
-  ['freezeAuthorityPos', 'freezeAuthority'],
-  ['supplyPos', 'supplyOrd', 'supplyBase'],
-];
-
 describe('foldBlock on a mainnet block', () => {
   it('makes one balance row per account: the newest of its transactions', async () => {
-    const { block, parsed } = await load();
+    const { block, parsed } = await loadMainnetBlock();
     const u = foldBlock(block, parsed, emptyContext());
     const { sol } = oneByOne(block, parsed);
     expect(sol.length).toBeGreaterThan(u.solBalances.length * 2);
@@ -50,7 +34,7 @@ describe('foldBlock on a mainnet block', () => {
   });
 
   it('repeats no mint row, and the mints merge to what every transaction’s rows merge to', async () => {
-    const { block, parsed } = await load();
+    const { block, parsed } = await loadMainnetBlock();
     const u = foldBlock(block, parsed, emptyContext());
     const { mints } = oneByOne(block, parsed);
     expect(mints.length).toBeGreaterThan(u.mints.length * 2);
