@@ -88,7 +88,7 @@ export function foldBlock(block: Block, parsed: ParsedTx[], ctx: FoldContext = e
 interface BlockSeen {
   /** Per address, its balance row (replaced in place by a newer one). */
   solBalance: Map<string, SolBalanceRow>;
-  /** Per mint, the decimals and program of its last token-balance row (`program` null when unknown). */
+  /** Per mint, the decimals and program of its last mint row as `"<decimals> <program or empty>"`. */
   mintFacts: Map<string, string>;
 }
 

@@ -11,7 +11,10 @@
  *   its owner's balance row (0 when everything was spent), so merged and separate batches give the same rows;
  * - V2 queue flags follow from zk_batch_events: `in_output_queue` is false once an append (or a nullify of the
  *   account's input-queue entry) covers the account, `nullified_in_tree` true once a nullify covers it, whichever
- *   of event and account arrived first.
+ *   of event and account arrived first;
+ * - a token row carries a copy of its account's fields (migration 045: a page of token accounts reads no zk_accounts
+ *   row), written with it from the account row the same statement created or filled in; `in_output_queue`, the one
+ *   that changes later, moves with the account's in every statement that changes it.
  *
  * This module holds the write statements; the reads of these tables are in `account-reads.ts` and re-exported here.
  */
@@ -66,6 +69,12 @@ const ACCOUNT_COLS: Col<ZkAccountRow>[] = [
   { name: 'in_output_queue', type: 'boolean', get: (r) => r.inOutputQueue },
 ];
 
+/**
+ * The account's fields a token row carries besides `account_owner` (migration 045), so that a page of token accounts
+ * reads no zk_accounts row: copied from the account when the token row is written, `in_output_queue` kept in step.
+ */
+const ITEM_COLS = 'address, lamports, discriminator, data, data_hash, tree, queue, tree_type, leaf_index, seq, slot_created, in_output_queue';
+
 type TokenRow = ZkTokenData & { hash: string };
 const TOKEN_COLS: Col<TokenRow>[] = [
   { name: 'hash', type: 'bytea', get: (r) => b58hex(r.hash) },
@@ -99,11 +108,11 @@ export function accountsStatement(rows: readonly ZkAccountRow[]): Statement | nu
         nullified_in_tree = t.nullified_in_tree OR ${nullified},
         in_output_queue = EXCLUDED.in_output_queue AND NOT ${nullified}
       WHERE t.owner IS NULL
-      RETURNING hash, owner, lamports, spent
+      RETURNING ${names.join(', ')}, spent
     ),
     tok AS (
-      INSERT INTO zk_token_accounts (hash, owner, mint, amount, delegate, state, tlv, spent)
-      SELECT k.hash, k.owner, k.mint, k.amount, k.delegate, k.state, k.tlv, ins.spent
+      INSERT INTO zk_token_accounts (hash, owner, mint, amount, delegate, state, tlv, spent, account_owner, ${ITEM_COLS})
+      SELECT k.hash, k.owner, k.mint, k.amount, k.delegate, k.state, k.tlv, ins.spent, ins.owner, ${ITEM_COLS.replace(/(\w+)/g, 'ins.$1')}
         FROM ${tok.sql} JOIN ins ON ins.hash = k.hash
       ON CONFLICT (hash) DO NOTHING
       RETURNING owner, mint, amount, spent
@@ -153,7 +162,7 @@ export function spendsStatement(rows: readonly ZkSpendRow[]): Statement | null {
         in_output_queue = a.in_output_queue AND NOT ${nullified}
       FROM ${s.sql}
       WHERE a.hash = s.hash AND NOT a.spent
-      RETURNING a.owner, a.lamports
+      RETURNING a.hash, a.owner, a.lamports, a.in_output_queue
     ),
     mark AS (
       INSERT INTO zk_accounts (hash, spent, nullifier, tx_hash, nullifier_queue_index)
@@ -162,7 +171,8 @@ export function spendsStatement(rows: readonly ZkSpendRow[]): Statement | null {
       ON CONFLICT (hash) DO NOTHING
     ),
     tok AS (
-      UPDATE zk_token_accounts k SET spent = true FROM ${s.sql}
+      UPDATE zk_token_accounts k SET spent = true, in_output_queue = COALESCE(u.in_output_queue, k.in_output_queue)
+        FROM ${s.sql} LEFT JOIN upd u ON u.hash = s.hash
       WHERE k.hash = s.hash AND NOT k.spent
       RETURNING k.owner, k.mint, k.amount
     ),
@@ -189,6 +199,9 @@ const RANGE_COLS: Col<EventRange>[] = [
 const ranges = (events: readonly ZkBatchEventRow[], kind: ZkBatchEventRow['kind']): EventRange[] =>
   events.filter((e) => e.kind === kind).map((e) => ({ tree: e.tree, lo: e.oldNextIndex, hi: e.newNextIndex }));
 
+/** The token rows' copy of `in_output_queue` for the accounts `a` (a CTE of hashes) just took out of the queue. */
+const TOKEN_OUT_OF_QUEUE = `UPDATE zk_token_accounts k SET in_output_queue = false FROM a WHERE k.hash = a.hash AND k.in_output_queue`;
+
 /**
  * Applies a batch's V2 events to the accounts already stored: appends take accounts out of the output queue,
  * nullifies mark input-queue entries nullified in the tree (and out of the output queue). Two statements (an
@@ -201,8 +214,12 @@ export function queueFlagStatements(events: readonly ZkBatchEventRow[]): Stateme
   if (app.length) {
     const r = unnestFrom('r', RANGE_COLS, app);
     out.push({
-      sql: `UPDATE zk_accounts a SET in_output_queue = false FROM ${r.sql}
-             WHERE a.in_output_queue AND a.tree = r.tree AND a.leaf_index >= r.lo AND a.leaf_index < r.hi`,
+      sql: `WITH a AS (
+              UPDATE zk_accounts a SET in_output_queue = false FROM ${r.sql}
+               WHERE a.in_output_queue AND a.tree = r.tree AND a.leaf_index >= r.lo AND a.leaf_index < r.hi
+              RETURNING a.hash
+            )
+            ${TOKEN_OUT_OF_QUEUE}`,
       params: r.params,
     });
   }
@@ -210,9 +227,13 @@ export function queueFlagStatements(events: readonly ZkBatchEventRow[]): Stateme
   if (nul.length) {
     const r = unnestFrom('r', RANGE_COLS, nul);
     out.push({
-      sql: `UPDATE zk_accounts a SET nullified_in_tree = true, in_output_queue = false FROM ${r.sql}
-             WHERE a.nullifier_queue_index IS NOT NULL AND NOT a.nullified_in_tree AND a.tree = r.tree
-               AND a.nullifier_queue_index >= r.lo AND a.nullifier_queue_index < r.hi`,
+      sql: `WITH a AS (
+              UPDATE zk_accounts a SET nullified_in_tree = true, in_output_queue = false FROM ${r.sql}
+               WHERE a.nullifier_queue_index IS NOT NULL AND NOT a.nullified_in_tree AND a.tree = r.tree
+                 AND a.nullifier_queue_index >= r.lo AND a.nullifier_queue_index < r.hi
+              RETURNING a.hash
+            )
+            ${TOKEN_OUT_OF_QUEUE}`,
       params: r.params,
     });
   }
