@@ -43,8 +43,9 @@ export function readCpu(): CpuReading {
 
 /**
  * CPU seconds between two readings of the processes `pids`, and with `postgres` of the PostgreSQL server: its
- * processes and the backends that ended between the readings (a client's connections, closed when it exits; a
- * backend already running at the first reading that ended before the second counts in full).
+ * processes and the backends that ended between the readings (a client's connections, closed when it exits). The
+ * postmaster collects an ended backend's whole CPU; for one already running at the first reading, what it had used
+ * by then is taken off again, so that only the time between the readings counts.
  */
 export function cpuSeconds(before: CpuReading, after: CpuReading, o: { pids?: readonly number[]; postgres?: boolean }): number {
   let ticks = 0;
@@ -53,6 +54,7 @@ export function cpuSeconds(before: CpuReading, after: CpuReading, o: { pids?: re
     if (o.pids?.includes(pid)) ticks += a.ticks - (b?.ticks ?? 0);
     else if (o.postgres && a.postgres) ticks += a.ticks - (b?.ticks ?? 0) + a.reaped - (b?.reaped ?? 0);
   }
+  if (o.postgres) for (const [pid, b] of before) if (b.postgres && !after.has(pid)) ticks -= b.ticks;
   return ticks / TICKS_PER_SECOND;
 }
 

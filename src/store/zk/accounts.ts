@@ -199,8 +199,8 @@ const RANGE_COLS: Col<EventRange>[] = [
 const ranges = (events: readonly ZkBatchEventRow[], kind: ZkBatchEventRow['kind']): EventRange[] =>
   events.filter((e) => e.kind === kind).map((e) => ({ tree: e.tree, lo: e.oldNextIndex, hi: e.newNextIndex }));
 
-/** The token rows' copy of `in_output_queue` for the accounts `a` (a CTE of hashes) just took out of the queue. */
-const TOKEN_OUT_OF_QUEUE = `UPDATE zk_token_accounts k SET in_output_queue = false FROM a WHERE k.hash = a.hash AND k.in_output_queue`;
+/** The token rows' copy of `in_output_queue` for the accounts `moved` (a CTE of hashes) just took out of the queue. */
+const TOKEN_OUT_OF_QUEUE = `UPDATE zk_token_accounts k SET in_output_queue = false FROM moved WHERE k.hash = moved.hash AND k.in_output_queue`;
 
 /**
  * Applies a batch's V2 events to the accounts already stored: appends take accounts out of the output queue,
@@ -214,7 +214,7 @@ export function queueFlagStatements(events: readonly ZkBatchEventRow[]): Stateme
   if (app.length) {
     const r = unnestFrom('r', RANGE_COLS, app);
     out.push({
-      sql: `WITH a AS (
+      sql: `WITH moved AS (
               UPDATE zk_accounts a SET in_output_queue = false FROM ${r.sql}
                WHERE a.in_output_queue AND a.tree = r.tree AND a.leaf_index >= r.lo AND a.leaf_index < r.hi
               RETURNING a.hash
@@ -227,7 +227,7 @@ export function queueFlagStatements(events: readonly ZkBatchEventRow[]): Stateme
   if (nul.length) {
     const r = unnestFrom('r', RANGE_COLS, nul);
     out.push({
-      sql: `WITH a AS (
+      sql: `WITH moved AS (
               UPDATE zk_accounts a SET nullified_in_tree = true, in_output_queue = false FROM ${r.sql}
                WHERE a.nullifier_queue_index IS NOT NULL AND NOT a.nullified_in_tree AND a.tree = r.tree
                  AND a.nullifier_queue_index >= r.lo AND a.nullifier_queue_index < r.hi
