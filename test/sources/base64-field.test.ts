@@ -4,18 +4,16 @@
  * accepts standard base64 only), and anything that is not strict standard base64 is refused with the field's path.
  */
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { base64Bytes, encodedData } from '../../src/sources/fields.js';
-
-const BLOCK = join(import.meta.dirname, '..', 'fixtures', 'photon-blocks', 'index_block_metadata', '254170887');
+import { MAINNET_BLOCK } from '../helpers/mainnet-block.js';
 
 /** The reference: `atob` (WHATWG forgiving-base64: standard alphabet, optional padding, ASCII whitespace removed). */
 const reference = (s: string) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
 
 describe('base64 fields', () => {
   it('decode every transaction of a real block to the bytes of an independent decoder', () => {
-    const block = JSON.parse(readFileSync(BLOCK, 'utf8')) as { transactions: { transaction: [string, string] }[] };
+    const block = JSON.parse(readFileSync(MAINNET_BLOCK, 'utf8')) as { transactions: { transaction: [string, string] }[] };
     expect(block.transactions.length).toBe(602);
     for (const [i, t] of block.transactions.entries()) {
       expect(t.transaction[1]).toBe('base64');

@@ -20,7 +20,7 @@ import { accountV1, accountV2, tokenData } from '../../src/api/zk/serialize.js';
 import { RawJson, stringifyRpc } from '../../src/api/wire/json.js';
 import type { ZkAccountRow } from '../../src/store/zk/types.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
-import { BMT1, OQ1, seedTrees, SMT1, synth, write } from './seed.js';
+import { BMT1, OQ1, seedTrees, SMT1, synth, tokenRowCopies, write } from './seed.js';
 import { bytesToBase58 } from '../../src/core/encoding.js';
 
 const OWNER = synth('page-text:owner');
@@ -179,15 +179,8 @@ describe('token-account pages as text', () => {
   it('follow a V2 account out of the output queue, whichever of event and account came first', async () => {
     const event = (seq: number, kind: 'append' | 'nullify', lo: number, hi: number) => ({ tree: BMT1, kind, seq, oldNextIndex: lo, newNextIndex: hi, slot: 60, signature: null });
     const queued = async () => {
-      const { rows } = await t.db.query<{ n: number; bad: number }>(
-        `SELECT count(*) FILTER (WHERE k.in_output_queue)::int AS n,
-                count(*) FILTER (WHERE (k.account_owner, k.address, k.lamports, k.discriminator, k.data, k.data_hash, k.tree, k.queue,
-                                        k.tree_type, k.leaf_index, k.seq, k.slot_created, k.in_output_queue)
-                                       IS DISTINCT FROM (a.owner, a.address, a.lamports, a.discriminator, a.data, a.data_hash, a.tree,
-                                                         a.queue, a.tree_type, a.leaf_index, a.seq, a.slot_created, a.in_output_queue))::int AS bad
-           FROM zk_token_accounts k JOIN zk_accounts a ON a.hash = k.hash`,
-      );
-      return rows[0];
+      const { queued: n, bad } = await tokenRowCopies(t.db);
+      return { n, bad };
     };
     const samePages = async () => {
       for (const params of [{ owner: OWNER }, { owner: OTHER }, { delegate: DELEGATE }]) {

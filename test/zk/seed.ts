@@ -77,6 +77,22 @@ export async function seedTrees(db: Db, slot = 0): Promise<void> {
   await advanceCheckpoint(db, slot);
 }
 
+/**
+ * The token rows (n), those whose account is still in the output queue (queued), and those whose copy of their
+ * account's fields (migration 045) differs from the account row (bad).
+ */
+export async function tokenRowCopies(db: Db): Promise<{ n: number; queued: number; bad: number }> {
+  const { rows } = await db.query<{ n: number; queued: number; bad: number }>(
+    `SELECT count(*)::int AS n, count(*) FILTER (WHERE k.in_output_queue)::int AS queued,
+            count(*) FILTER (WHERE (k.account_owner, k.address, k.lamports, k.discriminator, k.data, k.data_hash, k.tree, k.queue,
+                                    k.tree_type, k.leaf_index, k.seq, k.slot_created, k.in_output_queue)
+                                   IS DISTINCT FROM (a.owner, a.address, a.lamports, a.discriminator, a.data, a.data_hash, a.tree,
+                                                     a.queue, a.tree_type, a.leaf_index, a.seq, a.slot_created, a.in_output_queue))::int AS bad
+       FROM zk_token_accounts k JOIN zk_accounts a ON a.hash = k.hash`,
+  );
+  return rows[0];
+}
+
 /** Writes one ZkWrite in its own transaction. */
 export async function write(db: Db, w: Partial<ZkWrite>): Promise<void> {
   await db.tx((q) => writeZk(q, { ...emptyZkWrite(), ...w }));

@@ -73,7 +73,9 @@ const ACCOUNT_COLS: Col<ZkAccountRow>[] = [
  * The account's fields a token row carries besides `account_owner` (migration 045), so that a page of token accounts
  * reads no zk_accounts row: copied from the account when the token row is written, `in_output_queue` kept in step.
  */
-const ITEM_COLS = 'address, lamports, discriminator, data, data_hash, tree, queue, tree_type, leaf_index, seq, slot_created, in_output_queue';
+const ITEM_NAMES = ['address', 'lamports', 'discriminator', 'data', 'data_hash', 'tree', 'queue', 'tree_type', 'leaf_index', 'seq', 'slot_created', 'in_output_queue'];
+const ITEM_COLS = ITEM_NAMES.join(', ');
+const ITEM_FROM_INS = ITEM_NAMES.map((n) => `ins.${n}`).join(', ');
 
 type TokenRow = ZkTokenData & { hash: string };
 const TOKEN_COLS: Col<TokenRow>[] = [
@@ -112,7 +114,7 @@ export function accountsStatement(rows: readonly ZkAccountRow[]): Statement | nu
     ),
     tok AS (
       INSERT INTO zk_token_accounts (hash, owner, mint, amount, delegate, state, tlv, spent, account_owner, ${ITEM_COLS})
-      SELECT k.hash, k.owner, k.mint, k.amount, k.delegate, k.state, k.tlv, ins.spent, ins.owner, ${ITEM_COLS.replace(/(\w+)/g, 'ins.$1')}
+      SELECT k.hash, k.owner, k.mint, k.amount, k.delegate, k.state, k.tlv, ins.spent, ins.owner, ${ITEM_FROM_INS}
         FROM ${tok.sql} JOIN ins ON ins.hash = k.hash
       ON CONFLICT (hash) DO NOTHING
       RETURNING owner, mint, amount, spent
