@@ -39,13 +39,23 @@ const ROWS_PER_PIECE = 1024;
  * (synthetic ones, measured alone), most of it in the garbage collector.
  */
 export function copyPieces<R>(rows: readonly R[], fields: readonly CopyField<R>[]): string[] {
-  const pieces: string[] = [];
-  let lines: string[] = [];
   const last = fields.length - 1;
-  for (const r of rows) {
+  return copyLines(rows, (r) => {
     let line = '';
     for (let i = 0; i < last; i++) line += `${copyField(fields[i](r))}\t`;
-    lines.push(`${line}${copyField(fields[last](r))}\n`);
+    return `${line}${copyField(fields[last](r))}\n`;
+  });
+}
+
+/**
+ * `rows` as COPY text in pieces, each row's line (its fields already in COPY text, the line break included) made by
+ * `line`: for a table written often enough to have a line builder of its own (address links).
+ */
+export function copyLines<R>(rows: readonly R[], line: (row: R) => string): string[] {
+  const pieces: string[] = [];
+  let lines: string[] = [];
+  for (const r of rows) {
+    lines.push(line(r));
     if (lines.length === ROWS_PER_PIECE) {
       pieces.push(lines.join(''));
       lines = [];

@@ -152,6 +152,7 @@ export function dirtyKeys(u: BlockUpdate): Set<string> {
  */
 function dedupeLinks(u: BlockUpdate) {
   type Link = BlockUpdate['addressLinks'][number];
+  if (linksAreDistinct(u.addressLinks)) return u.addressLinks;
   const out: Link[] = [];
   const bySlot = new Map<number, Map<number, Map<string, number>>>();
   let lastSlot = NaN;
@@ -176,6 +177,33 @@ function dedupeLinks(u: BlockUpdate) {
     }
   }
   return out;
+}
+
+/**
+ * Whether no two links share a key, checked the way a batch of folded blocks has them: each transaction's links
+ * consecutive (no position met again after another one), and no address twice among them. Then there is nothing
+ * to collapse (the usual case: the fold makes one link per address of a transaction, and a batch's blocks are
+ * distinct), and the check costs a comparison of the addresses within each transaction (hashed strings, mostly
+ * unequal) and one set entry per transaction instead of a map entry per link.
+ */
+function linksAreDistinct(links: readonly AddressLinkRow[]): boolean {
+  const positions = new Map<number, Set<number>>();
+  let start = 0;
+  while (start < links.length) {
+    const { slot, txIndex } = links[start];
+    let end = start + 1;
+    while (end < links.length && links[end].slot === slot && links[end].txIndex === txIndex) end++;
+    let seen = positions.get(slot);
+    if (!seen) positions.set(slot, (seen = new Set()));
+    if (seen.has(txIndex)) return false;
+    seen.add(txIndex);
+    for (let a = start + 1; a < end; a++) {
+      const address = links[a].address;
+      for (let b = start; b < a; b++) if (links[b].address === address) return false;
+    }
+    start = end;
+  }
+  return true;
 }
 
 /**

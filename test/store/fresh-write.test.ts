@@ -189,4 +189,20 @@ describe('writeUpdates: plain inserts for new blocks, the guarded statement othe
       { slot: '401', tx_index: 0, relation: 1, changes: null, writable: true, enhanced_type: 'TRANSFER' },
     ]);
   });
+
+  it("an address twice among one transaction's links, one after the other, collapses to one row", async () => {
+    // Every transaction's links consecutive and no position met twice: only the repeat inside tx 0 tells.
+    const u = block(410, 2);
+    const base = u.addressLinks[0];
+    u.addressLinks.splice(1, 0, { ...base, relation: 2, changes: [{ mint: MINT, amount: '3', decimals: 9 }], writable: null });
+    await writeUpdates(fresh.db, [u]);
+    const { rows } = await fresh.db.query<{ tx_index: number; relation: number; changes: unknown; writable: boolean | null }>(
+      'SELECT tx_index, relation, changes, writable FROM address_transactions WHERE address = $1 AND slot = 410 ORDER BY tx_index',
+      [A],
+    );
+    expect(rows).toEqual([
+      { tx_index: 0, relation: 1, changes: [{ mint: MINT, amount: '3', decimals: 9 }], writable: true },
+      { tx_index: 1, relation: 1, changes: null, writable: true },
+    ]);
+  });
 });
