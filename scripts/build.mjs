@@ -2,7 +2,7 @@
 // (same folder layout), the non-code files the code reads beside it (SQL migrations, dashboard files), and a stamp
 // whose time bin/solgate.js compares with src/ to tell a current build from a stale one (scripts/build-state.mjs).
 // `npm ci` runs it (prepare).
-import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -23,9 +23,67 @@ try {
 }
 const r = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit', cwd: root });
 if (r.status !== 0) process.exit(r.status ?? 1);
+await bundleVendor();
 cpSync(join(root, 'src', 'migrations'), join(root, 'dist', 'migrations'), { recursive: true });
 cpSync(join(root, 'src', 'api', 'admin', 'static'), join(root, 'dist', 'api', 'admin', 'static'), { recursive: true });
 mkdirSync(join(root, 'dist'), { recursive: true });
 // The stamp carries the time the build started: a source saved during the build counts as newer.
 writeFileSync(join(root, 'dist', '.build-stamp'), `${started}\n`);
 console.error(`solgate build: dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+
+/**
+ * dist/vendor/: the modules of src/vendor (the Metaplex program clients and Umi, re-exported) bundled by esbuild,
+ * replacing tsc's plain re-exports, which would load the packages' ~1,000 files (src/vendor/README.md).
+ *
+ * The packages are CommonJS, whose exports a bundler cannot list, so each module's re-exports are written out for
+ * esbuild by name: every `export * from 'X'` and `export { … } from 'X'` line of the module becomes `require('X')`
+ * and named exports of what it holds (as Node.js would give them to an import). Everything is taken through
+ * `require`, so each package (Umi too, which also ships ES modules) is in the bundle once, in shared chunks.
+ * `require` of Node.js built-ins inside the bundle is given by `createRequire`. Without esbuild the re-exports stay,
+ * which work as they are.
+ */
+async function bundleVendor() {
+  let esbuild;
+  try {
+    esbuild = await import('esbuild');
+  } catch {
+    console.error('solgate build: esbuild is not installed; dist/vendor/ re-exports the Metaplex packages unbundled');
+    return;
+  }
+  const src = join(root, 'src', 'vendor');
+  const out = join(root, 'dist', 'vendor');
+  const entries = join(root, 'dist', '.vendor-entries');
+  const req = createRequire(join(root, 'package.json'));
+  rmSync(entries, { recursive: true, force: true });
+  mkdirSync(entries, { recursive: true });
+  const entryPoints = [];
+  for (const file of readdirSync(src).filter((f) => f.endsWith('.ts'))) {
+    const text = readFileSync(join(src, file), 'utf8');
+    const lines = [];
+    let k = 0;
+    for (const m of text.matchAll(/^export (\*|\{([^}]*)\}) from '([^']+)';$/gm)) {
+      const spec = m[3];
+      const names = m[1] === '*' ? Object.keys(req(spec)).filter((n) => n !== 'default' && n !== '__esModule' && /^[A-Za-z_$][\w$]*$/.test(n)) : m[2].split(',').map((n) => n.trim()).filter(Boolean);
+      lines.push(`const m${k} = require(${JSON.stringify(req.resolve(spec))});`, `export const { ${names.join(', ')} } = m${k};`);
+      k++;
+    }
+    if (!k) throw new Error(`solgate build: src/vendor/${file} re-exports nothing`);
+    const entry = join(entries, file.replace(/\.ts$/, '.js'));
+    writeFileSync(entry, `${lines.join('\n')}\n`);
+    entryPoints.push(entry);
+  }
+  rmSync(out, { recursive: true, force: true });
+  await esbuild.build({
+    entryPoints,
+    outdir: out,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node22',
+    legalComments: 'inline',
+    banner: { js: "import { createRequire as solgateCreateRequire } from 'node:module';\nconst require = solgateCreateRequire(import.meta.url);" },
+    logLevel: 'warning',
+  });
+  rmSync(entries, { recursive: true, force: true });
+}

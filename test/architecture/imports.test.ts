@@ -20,13 +20,16 @@ const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../../src');
  * Which top-level folders of src each folder may import (besides itself). From the architecture:
  * `parsers → core`; `store → core`; `ingest → sources, parsers, store`; `api, proofs, webhooks, sender → store,
  * core` (never `ingest`); core imports nothing else. Folders the picture does not name sit where their use puts
- * them: `enhanced` is pure classification over parsers (used by api, webhooks and ingest); `net` (outbound HTTP
- * guards), `identity`, `offchain`, `pricing` and `accounts` are services over store/core; `cli` composes everything.
+ * them: `vendor` re-exports the Metaplex program clients (bundled by the build) for the parsers; `enhanced` is
+ * pure classification over parsers (used by api, webhooks and ingest); `net` (outbound HTTP guards), `identity`,
+ * `offchain`, `pricing` and `accounts` are services over store/core; `cli` composes everything.
  */
 const MAY_IMPORT: Record<string, readonly string[]> = {
   core: [],
+  // Third-party entry points (src/vendor/README.md): they import no module of src.
+  vendor: [],
   config: ['core'],
-  parsers: ['core'],
+  parsers: ['core', 'vendor'],
   store: ['core'],
   proofs: ['core', 'store'],
   enhanced: ['core', 'parsers'],

@@ -20,7 +20,7 @@
  *
  * Pure and synchronous.
  */
-import { array, bytes, dataEnum, publicKey, struct, tuple, u32, u64, type DataEnum, type Serializer } from '@metaplex-foundation/umi/serializers';
+import { array, bytes, dataEnum, publicKey, struct, tuple, u32, u64, type DataEnum, type Serializer } from '../../vendor/umi-serializers.js';
 import { bytesToBase58 } from '../../core/encoding.js';
 import type { Address } from '../../core/model.js';
 

@@ -6,7 +6,7 @@
  * against the generated `@metaplex-foundation/spl-account-compression` serializer in the tests.
  */
 import { getProgramDerivedAddress, getAddressEncoder, type Address as KitAddress } from '@solana/kit';
-import { publicKey, struct, u32, u64, u8 } from '@metaplex-foundation/umi/serializers';
+import { publicKey, struct, u32, u64, u8 } from '../../vendor/umi-serializers.js';
 import { BUBBLEGUM_PROGRAM } from '../bubblegum/instructions.js';
 
 /** Bytes of the header (what a `dataSlice` must cover). */

@@ -17,8 +17,8 @@ import {
   type SetDecompressibleStateInstructionData,
   type UpdateArgs,
   type UpdateAssetDataV2InstructionData,
-} from '@metaplex-foundation/mpl-bubblegum';
-import { unwrapOption, type Option } from '@metaplex-foundation/umi';
+} from '../../vendor/mpl-bubblegum.js';
+import { unwrapOption, type Option } from '../../vendor/umi.js';
 import { bytesToBase58 } from '../../core/encoding.js';
 import type { Address } from '../../core/model.js';
 import { COMPRESSION_PROGRAM_BY_NOOP } from '../account-compression/events.js';

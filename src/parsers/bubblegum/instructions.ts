@@ -43,7 +43,7 @@ import {
   getVerifyCollectionInstructionDataSerializer,
   getVerifyCreatorInstructionDataSerializer,
   getVerifyCreatorV2InstructionDataSerializer,
-} from '@metaplex-foundation/mpl-bubblegum';
+} from '../../vendor/mpl-bubblegum.js';
 import { sha256 } from '@noble/hashes/sha256';
 import type { BubblegumInstructionName, CnftEvent } from './events.js';
 

@@ -17,8 +17,8 @@ import {
   getLeafSchemaSerializer,
   getVersionSerializer,
   type LeafSchema,
-} from '@metaplex-foundation/mpl-bubblegum';
-import { bytes, struct, type Serializer } from '@metaplex-foundation/umi/serializers';
+} from '../../vendor/mpl-bubblegum.js';
+import { bytes, struct, type Serializer } from '../../vendor/umi-serializers.js';
 import { sha256 } from '@noble/hashes/sha256';
 import { isOffCurveAddress, type Address as KitAddress } from '@solana/kit';
 import { base58ToBytes, bytesToBase58 } from '../../core/encoding.js';

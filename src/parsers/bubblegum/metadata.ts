@@ -14,8 +14,8 @@ import {
   type MetadataArgs,
   type MetadataArgsV2,
   type UpdateArgs,
-} from '@metaplex-foundation/mpl-bubblegum';
-import { unwrapOption, type Option } from '@metaplex-foundation/umi';
+} from '../../vendor/mpl-bubblegum.js';
+import { unwrapOption, type Option } from '../../vendor/umi.js';
 import type { CnftCreator, CnftMetadata, CnftMetadataUpdate } from './events.js';
 
 const TOKEN_STANDARDS: Record<number, CnftMetadata['tokenStandard']> = {

@@ -11,15 +11,17 @@
  * type byte as a plain u8 (Rust `RegistryRecordSafe` / `ExternalRegistryRecordSafe`) so unknown types survive.
  * Program source: https://github.com/metaplex-foundation/mpl-core/tree/main/programs/mpl-core/src/state
  */
-import { isSome, type Option } from '@metaplex-foundation/umi';
-import { array, option, struct, tuple, u64, u8 } from '@metaplex-foundation/umi/serializers';
+import { isSome, type Option } from '../../vendor/umi.js';
+import { array, option, struct, tuple, u64, u8 } from '../../vendor/umi-serializers.js';
 import {
   ExternalPluginAdapterSchema,
   ExternalPluginAdapterType,
   HookableLifecycleEvent,
   Key,
   PluginType,
+  getAssetV1AccountDataSerializer,
   getBasePluginAuthoritySerializer,
+  getCollectionV1AccountDataSerializer,
   getExternalCheckResultSerializer,
   getExternalPluginAdapterSerializer,
   getPluginHeaderV1AccountDataSerializer,
@@ -27,9 +29,7 @@ import {
   type BasePluginAuthority,
   type ExternalCheckResult,
   type Plugin,
-} from '@metaplex-foundation/mpl-core';
-import { getAssetV1AccountDataSerializer } from '@metaplex-foundation/mpl-core/dist/src/generated/types/assetV1AccountData.js';
-import { getCollectionV1AccountDataSerializer } from '@metaplex-foundation/mpl-core/dist/src/generated/types/collectionV1AccountData.js';
+} from '../../vendor/mpl-core.js';
 import type {
   AssetParseFailed,
   CoreAssetAccount,

@@ -10,7 +10,7 @@
  * Here the same steps run on the values decoded by the @metaplex-foundation/mpl-core umi serializers.
  */
 import { decodeMulti } from '@msgpack/msgpack';
-import { ExternalPluginAdapterSchema } from '@metaplex-foundation/mpl-core';
+import { ExternalPluginAdapterSchema } from '../../vendor/mpl-core.js';
 import type { Json } from '../asset-account-types.js';
 
 type JsonObject = { [key: string]: Json };

@@ -5,8 +5,8 @@
  * DAS behaviour mirrored: blockbuster `programs/token_metadata/mod.rs` (which keys are indexed, empty = burnt) and
  * `program_transformers/src/token_metadata/*.rs` (text sanitising).
  */
-import { isSome, type Option } from '@metaplex-foundation/umi';
-import { bool, option, publicKey, string, struct, u16, u8, array } from '@metaplex-foundation/umi/serializers';
+import { isSome, type Option } from '../../vendor/umi.js';
+import { bool, option, publicKey, string, struct, u16, u8, array } from '../../vendor/umi-serializers.js';
 import {
   Key,
   TokenDelegateRole,
@@ -26,7 +26,7 @@ import {
   getTokenStandardSerializer,
   getUsesSerializer,
   type MetadataAccountData,
-} from '@metaplex-foundation/mpl-token-metadata';
+} from '../../vendor/mpl-token-metadata.js';
 import type {
   AssetParseFailed,
   TmClosedAccount,

@@ -1,0 +1,2 @@
+/** See ./mpl-bubblegum.ts. */
+export * from '@metaplex-foundation/umi';
