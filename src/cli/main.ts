@@ -96,7 +96,7 @@ async function main(argv: string[]): Promise<number> {
       // while this thread loads the ingester.
       const { replayDecodeWorkers, startReplayDecoding } = await import('../sources/replay-decode-pool.js');
       const decodePool = await startReplayDecoding(positionals, replayDecodeWorkers(), 8);
-      return (await import('./ingest.js')).runReplay(positionals, { lightTrees: values['light-trees'], slot, decodePool });
+      return (await import('./replay.js')).runReplay(positionals, { lightTrees: values['light-trees'], slot, decodePool });
     }
     case 'zk-rebuild': {
       const { values } = parseArgsOf({ args: rest, options: { rpc: { type: 'string' } } });
