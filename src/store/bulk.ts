@@ -61,6 +61,12 @@ export function arrayLiteral(values: readonly unknown[]): string | null {
 export interface Statement {
   sql: string;
   params: unknown[];
+  /**
+   * The same rows as a plain INSERT (no ON CONFLICT clause), with the same parameters: what a write of blocks tried
+   * as new rows first runs (src/store/write-block.ts `tryFresh`; a stored key fails it with a unique violation, and
+   * `sql` runs instead). Where rows are normally new, the plain insert skips the speculative insertion.
+   */
+  plainSql?: string;
 }
 
 /** Rows for `Queryable.copyFrom`: the table, its columns, and the rows as COPY text in pieces (src/store/copy-text.ts). */

@@ -96,7 +96,7 @@ async function writeUpdateRows(q: Queryable, u: BlockUpdate, blocks: BlockUpdate
   // ingester resumes from the last durable checkpoint and re-writes (idempotently) whatever was lost.
   await q.query('SET LOCAL synchronous_commit = off');
   const statement = (fresh: boolean, links?: AddressLinkRow[]): Statement | null => {
-    const all = [...coreStatements(u, blocks, fresh, links), ...extra];
+    const all = [...coreStatements(u, blocks, fresh, links), ...(fresh ? extra.map(plain) : extra)];
     return all.length ? combineStatements(all) : null;
   };
   let written = false;
@@ -217,13 +217,17 @@ export async function writeUpdatesInTx(q: Queryable, updates: BlockUpdate[]): Pr
   await writeUpdateRows(q, merged, updates, extra);
 }
 
+/** A statement as the first, plain try of new rows runs it: its `plainSql` where it has one. */
+const plain = (s: Statement): Statement => (s.plainSql ? { sql: s.plainSql, params: s.params } : s);
+
 /** PostgreSQL's unique_violation (both drivers report the SQLSTATE as `code`). */
 function isUniqueViolation(err: unknown): boolean {
   return (err as { code?: unknown } | null)?.code === '23505';
 }
 
 /**
- * Whether to write the address links and wallet transfers as plain inserts first: for whole blocks that move the
+ * Whether to write the address links and wallet transfers (and the rows of further statements that have a plain
+ * form, `Statement.plainSql`: the priority-fee samples) as plain inserts first: for whole blocks that move the
  * checkpoint (live, replay), whose rows are normally not stored yet. If any of them is (a block written again, a
  * concurrent writer) the plain statement fails as a whole with a unique violation, nothing of it is kept, and the
  * same rows are written with the guarded statement: the stored result is the guarded one's either way, and a
@@ -259,12 +263,12 @@ export async function writeUpdates(db: Db, updates: BlockUpdate[], more: Stateme
           // The new links by COPY, in a transaction with the one statement of the rest.
           await db.tx(async (q) => {
             const copy = q.copyFrom ? addressLinksCopy(links) : null;
-            const rest = combineStatements([...coreStatements(merged, updates, true, copy ? [] : links), ...extra], { asyncCommit: true });
+            const rest = combineStatements([...coreStatements(merged, updates, true, copy ? [] : links), ...extra.map(plain)], { asyncCommit: true });
             if (copy) await q.copyFrom?.(copy.table, copy.columns, copy.text);
             await q.query(rest.sql, rest.params);
           });
         } else {
-          const one = combineStatements([...coreStatements(merged, updates, true, links), ...extra], { asyncCommit: true });
+          const one = combineStatements([...coreStatements(merged, updates, true, links), ...extra.map(plain)], { asyncCommit: true });
           await db.query(one.sql, one.params);
         }
         return;

@@ -9,6 +9,7 @@ import { emptyUpdate, type AddressLinkRow, type BlockUpdate, type WalletTransfer
 import { COPY_MIN_LINKS, writeUpdates, writeUpdatesInTx } from '../../src/store/write-block.js';
 import { writeAddressLinks, writeBlocks, writeTransactions, advanceCheckpoint } from '../../src/store/chain.js';
 import { writeTransfers } from '../../src/store/wallet-activity.js';
+import { priorityFeesStatement } from '../../src/store/priority-fees.js';
 import { createTestDb, tableDigests, type TestDb } from '../helpers/db.js';
 
 const A = 'Gv1ZyXGeGx7kRD6jPESjGJvcvPGTmkyNTEqMGJgHVkuT';
@@ -111,6 +112,33 @@ describe('writeUpdates: plain inserts for new blocks, the guarded statement othe
       [A],
     );
     expect(rows).toEqual([{ relation: 1, writable: true }]);
+  });
+
+  it('further statements with a plain form (priority fees) go plain with new blocks, guarded after a conflict', async () => {
+    const fees = (slots: number[], rate: bigint) => priorityFeesStatement(slots.flatMap((slot) => [
+      { slot, account: '*', rates: [rate, 2n * rate], votes: 3 },
+      { slot, account: A, rates: [rate], votes: 0 },
+    ]));
+    rec.sql.length = 0;
+    await writeUpdates(rec.db, [block(500, 1)], [fees([500], 7n)!]);
+    expect(rec.sql).toHaveLength(1);
+    expect(cte(rec.sql[0], 'priority_fees')).not.toMatch(/ON CONFLICT/);
+    // Slot 500's samples again beside a new block: the plain statement fails as a whole, the guarded one keeps the
+    // stored samples of 500 and adds 501's.
+    await writeUpdates(rec.db, [block(501, 1)], [fees([500, 501], 9n)!]);
+    expect(rec.sql).toHaveLength(3);
+    expect(cte(rec.sql[2], 'priority_fees')).toMatch(/ON CONFLICT \(account, slot\) DO NOTHING/);
+    const { rows } = await fresh.db.query<{ slot: string; account: string; rates: string[] }>(
+      "SELECT slot::text, account, rates::text[] AS rates FROM priority_fees WHERE slot IN (500, 501) ORDER BY slot, account",
+    );
+    expect(rows).toEqual([
+      { slot: '500', account: '*', rates: ['7', '14'] },
+      { slot: '500', account: A, rates: ['7'] },
+      { slot: '501', account: '*', rates: ['9', '18'] },
+      { slot: '501', account: A, rates: ['9'] },
+    ]);
+    await writeGuarded(guarded.db, [block(500, 1), block(501, 1)]);
+    expect(await tableDigests(fresh.db, TABLES)).toEqual(await tableDigests(guarded.db, TABLES));
   });
 
   it("in a caller's transaction a conflict rolls back to a savepoint and the transaction goes on", async () => {
