@@ -63,7 +63,11 @@ async function bundleVendor() {
     let k = 0;
     for (const m of text.matchAll(/^export (\*|\{([^}]*)\}) from '([^']+)';$/gm)) {
       const spec = m[3];
-      const names = m[1] === '*' ? Object.keys(req(spec)).filter((n) => n !== 'default' && n !== '__esModule' && /^[A-Za-z_$][\w$]*$/.test(n)) : m[2].split(',').map((n) => n.trim()).filter(Boolean);
+      // `export *`: what the package's exports object holds; `export { a, b as c, type T }`: a and b (as c).
+      const names =
+        m[1] === '*'
+          ? Object.keys(req(spec)).filter((n) => n !== 'default' && n !== '__esModule' && /^[A-Za-z_$][\w$]*$/.test(n))
+          : m[2].split(',').map((n) => n.trim()).filter((n) => n && !n.startsWith('type ')).map((n) => n.replace(/\s+as\s+/, ': '));
       lines.push(`const m${k} = require(${JSON.stringify(req.resolve(spec))});`, `export const { ${names.join(', ')} } = m${k};`);
       k++;
     }
