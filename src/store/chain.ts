@@ -109,8 +109,8 @@ export function addressLinksCopy(rows: AddressLinkRow[]): Copy | null {
 
 /**
  * One link's COPY line, its fields in {@link LINK_COLUMNS}' order (the COPY's columns): what `copyPieces` makes from
- * their getters, built directly (a batch of 8 mainnet blocks has ~66k links). The numbers are integers checked
- * as `copyField` checks them.
+ * their getters, built directly (a batch of 8 mainnet blocks has ~66k links). A position that is not an integer
+ * throws here rather than reach the COPY as text.
  */
 function linkLine(r: AddressLinkRow): string {
   if (!Number.isSafeInteger(r.slot) || !Number.isSafeInteger(r.txIndex)) throw new Error(`address link: position ${r.slot}/${r.txIndex} is not an integer`);
