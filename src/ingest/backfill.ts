@@ -60,8 +60,18 @@ export function createBackfiller(o: BackfillerOptions): Backfiller {
 
   /** Backfills one claimed address to its first signature (or as far as the cluster serves). */
   async function backfill(row: BackfillRow): Promise<void> {
+    /**
+     * Ends the address's run. A wallet's history includes its token accounts' transactions (a transfer into one does
+     * not name the wallet), so their backfills are queued first: a history request that sees the wallet finished
+     * sees them queued too, never a finished wallet with its token accounts not yet queued (answered complete while
+     * their transactions are missing).
+     */
+    const finish = async (status: 'done' | 'truncated' | 'failed', opts: Parameters<typeof finishBackfill>[3] = {}): Promise<void> => {
+      if (row.parent === null) await enqueueBackfill(o.db, await ownedTokenAccounts(o.db, row.address), row.address);
+      await finishBackfill(o.db, row.address, status, opts);
+    };
     const origin = await getIndexOrigin(o.db);
-    if (origin === null) return finishBackfill(o.db, row.address, 'failed', { error: 'the index has not started live ingestion, so it has no origin slot to backfill to' });
+    if (origin === null) return finish('failed', { error: 'the index has not started live ingestion, so it has no origin slot to backfill to' });
     let cursor = row.cursor;
     /**
      * The end of the signatures reached: the history is complete only if the cluster keeps its ledger from the
@@ -69,8 +79,8 @@ export function createBackfiller(o: BackfillerOptions): Backfiller {
      */
     const end = async (): Promise<void> => {
       const first = Number(await o.client.call<unknown>('getFirstAvailableBlock', [], ctl.signal));
-      if (!Number.isSafeInteger(first) || first <= 0) return finishBackfill(o.db, row.address, 'done', { ranAsRepair: row.repair });
-      return finishBackfill(o.db, row.address, 'truncated', { error: `the cluster serves its ledger only from slot ${first} on: older history is not available`, oldestSlot: first, ranAsRepair: row.repair });
+      if (!Number.isSafeInteger(first) || first <= 0) return finish('done', { ranAsRepair: row.repair });
+      return finish('truncated', { error: `the cluster serves its ledger only from slot ${first} on: older history is not available`, oldestSlot: first, ranAsRepair: row.repair });
     };
     for (;;) {
       const page = await fetchSignaturePage(o.client, row.address, cursor, { commitment: o.commitment, limit: pageSize, signal: ctl.signal });
@@ -90,7 +100,7 @@ export function createBackfiller(o: BackfillerOptions): Backfiller {
       if (last) await advanceBackfill(o.db, row.address, { cursor: last.signature, oldestSlot: last.slot, transactions: got.length, leaseMs });
       if (missing >= 0) {
         const gone = older[missing];
-        return finishBackfill(o.db, row.address, 'truncated', { error: `the cluster does not serve transaction ${gone.signature} (slot ${gone.slot}): history before it is not available`, oldestSlot: last?.slot ?? gone.slot + 1, ranAsRepair: row.repair });
+        return finish('truncated', { error: `the cluster does not serve transaction ${gone.signature} (slot ${gone.slot}): history before it is not available`, oldestSlot: last?.slot ?? gone.slot + 1, ranAsRepair: row.repair });
       }
       cursor = page[page.length - 1].signature;
       if (page.length < pageSize) return end();
@@ -103,8 +113,6 @@ export function createBackfiller(o: BackfillerOptions): Backfiller {
       row = await claimBackfill(o.db, leaseMs);
       if (row) {
         await backfill(row);
-        // A wallet's history includes its token accounts' transactions (a transfer into one does not name it).
-        if (row.parent === null) await enqueueBackfill(o.db, await ownedTokenAccounts(o.db, row.address), row.address);
         o.logger?.info({ address: row.address }, 'backfill: address finished');
       }
     } catch (e) {

@@ -235,6 +235,36 @@ describe('a late index reads each wallet\'s history back to its first transactio
   });
 });
 
+describe("a wallet's backfill finishes after its token accounts' are queued", () => {
+  it('whoever sees the wallet finished sees its token accounts queued (never complete without them)', async () => {
+    const wallet = demo.wallets[1];
+    const ta = await createTestApp();
+    await recordIndexOrigin(ta.t.db, net.chain.slot + 1);
+    // The database as the backfiller sees it, with the queued token accounts counted when the wallet's run ends.
+    const queuedAtFinish: number[] = [];
+    const db = Object.create(ta.t.db) as typeof ta.t.db;
+    db.query = (async (sql: string, params?: unknown[]) => {
+      if (/^UPDATE backfill_addresses SET\s+status =/.test(sql) && params?.[0] === wallet && params?.[1] === 'done') {
+        const { rows } = await ta.t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM backfill_addresses WHERE parent = $1', [wallet]);
+        queuedAtFinish.push(rows[0].n);
+      }
+      return ta.t.db.query(sql, params);
+    }) as typeof db.query;
+    const b = createBackfiller({ db, ingester: createIngester(ta.t.db, logger), client: clients[0], commitment: 'confirmed', logger, pageSize: 7, idleMs: 20 });
+    try {
+      await enqueueBackfill(ta.t.db, [wallet]);
+      b.start();
+      while (!queuedAtFinish.length) await sleep(20);
+      const { rows } = await ta.t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM backfill_addresses WHERE parent = $1', [wallet]);
+      expect(rows[0].n).toBeGreaterThan(0);
+      expect(queuedAtFinish).toEqual([rows[0].n]);
+    } finally {
+      await b.stop();
+      await ta.close();
+    }
+  });
+});
+
 describe('a backfill stopped mid-way resumes from its cursor', () => {
   it('the stopped and resumed backfill writes the same rows as one uninterrupted run', async () => {
     const wallet = demo.wallets[0];
