@@ -32,15 +32,16 @@ writeFileSync(join(root, 'dist', '.build-stamp'), `${started}\n`);
 console.error(`solgate build: dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
 /**
- * dist/vendor/: the modules of src/vendor (the Metaplex program clients and Umi, re-exported) bundled by esbuild,
- * replacing tsc's plain re-exports, which would load the packages' ~1,000 files (src/vendor/README.md).
+ * dist/vendor/: the modules of src/vendor (re-exports of the Metaplex program clients, Umi, @solana/kit and the
+ * @solana-program clients) bundled by esbuild, replacing tsc's plain re-exports, which would load the packages' ~1,000
+ * files (src/vendor/README.md).
  *
- * The packages are CommonJS, whose exports a bundler cannot list, so each module's re-exports are written out for
- * esbuild by name: every `export * from 'X'` and `export { … } from 'X'` line of the module becomes `require('X')`
- * and named exports of what it holds (as Node.js would give them to an import). Everything is taken through
- * `require`, so each package (Umi too, which also ships ES modules) is in the bundle once, in shared chunks.
- * `require` of Node.js built-ins inside the bundle is given by `createRequire`. Without esbuild the re-exports stay,
- * which work as they are.
+ * The Metaplex packages are CommonJS, whose exports a bundler cannot list, so an `export * from 'X'` line becomes
+ * `require('X')` and named exports of what it holds (as Node.js would give them to an import); Umi, re-exported the
+ * same way, is then taken through `require` as the clients take it, so it is in the bundle once. An
+ * `export { … } from 'X'` line (`@solana/kit` and the `@solana-program` clients, ES modules) stays a named re-export,
+ * and esbuild keeps only what those names need. Shared code goes into chunks. `require` of Node.js built-ins inside
+ * the bundle is given by `createRequire`. Without esbuild the re-exports stay, which work as they are.
  */
 async function bundleVendor() {
   let esbuild;
@@ -63,12 +64,16 @@ async function bundleVendor() {
     let k = 0;
     for (const m of text.matchAll(/^export (\*|\{([^}]*)\}) from '([^']+)';$/gm)) {
       const spec = m[3];
-      // `export *`: what the package's exports object holds; `export { a, b as c, type T }`: a and b (as c).
-      const names =
-        m[1] === '*'
-          ? Object.keys(req(spec)).filter((n) => n !== 'default' && n !== '__esModule' && /^[A-Za-z_$][\w$]*$/.test(n))
-          : m[2].split(',').map((n) => n.trim()).filter((n) => n && !n.startsWith('type ')).map((n) => n.replace(/\s+as\s+/, ': '));
-      lines.push(`const m${k} = require(${JSON.stringify(req.resolve(spec))});`, `export const { ${names.join(', ')} } = m${k};`);
+      if (m[1] === '*') {
+        // A CommonJS package: what its exports object holds, through `require`.
+        const names = Object.keys(req(spec)).filter((n) => n !== 'default' && n !== '__esModule' && /^[A-Za-z_$][\w$]*$/.test(n));
+        lines.push(`const m${k} = require(${JSON.stringify(req.resolve(spec))});`, `export const { ${names.join(', ')} } = m${k};`);
+      } else {
+        // Names (`a, b as c, type T`): re-exported as they are (type-only ones left out), so that esbuild keeps only
+        // what they need of an ES-module package.
+        const names = m[2].split(',').map((n) => n.trim()).filter((n) => n && !n.startsWith('type '));
+        lines.push(`export { ${names.join(', ')} } from ${JSON.stringify(spec)};`);
+      }
       k++;
     }
     if (!k) throw new Error(`solgate build: src/vendor/${file} re-exports nothing`);

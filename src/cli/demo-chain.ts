@@ -29,8 +29,7 @@ import { NATIVE_MINT } from '../core/programs.js';
  */
 export const DEMO_SOL_PRICE_USD = 150;
 
-/** The snapshot directory's name inside SOLGATE_DATA_DIR. */
-export const DEMO_SNAPSHOT_DIR = 'localnet-snapshot';
+export { DEMO_SNAPSHOT_DIR } from './demo-paths.js';
 
 /**
  * The demo's DAS assets: Token-2022 mints carrying their metadata on chain (MetadataPointer + TokenMetadata), so

@@ -8,7 +8,8 @@ import { join, resolve as resolvePath } from 'node:path';
 import { redactDatabaseUrl } from '../store/db.js';
 import { createApiKey, findApiKey } from '../store/keys.js';
 import type { Runtime } from './runtime.js';
-import { DEMO_SNAPSHOT_DIR, type DemoChain } from './demo-chain.js';
+import type { DemoChain } from './demo-chain.js';
+import { DEMO_SNAPSHOT_DIR } from './demo-paths.js';
 
 /** Airdrops 1 SOL to each tip account that has no lamports on the demo chain. */
 export async function fundTipAccounts(url: string, accounts: readonly string[]): Promise<void> {

@@ -41,7 +41,7 @@ import { historyBeforeLive } from '../ingest/tree-backfill.js';
 import { createWebhookReplayer, type WebhookReplayer } from '../ingest/webhook-replay.js';
 import { createBackfiller, type Backfiller } from '../ingest/backfill.js';
 import { getCheckpoint } from '../store/chain.js';
-import { startDemoChain, type DemoChain } from './demo-chain.js';
+import type { DemoChain } from './demo-chain.js';
 import { demoSnapshotDir, fundTipAccounts, printDemoBanner } from './serve-demo.js';
 import { followWithRetries, getTipSlot } from './ingest.js';
 import { checkPortFree, listenError, loopbackUrl } from './listen.js';
@@ -128,6 +128,8 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
     // chain starts after the checkpoint (indexed slots never rewind), with a warning that chain state restarted.
     // The snapshot lives in SOLGATE_DATA_DIR, also with DATABASE_URL (the checkpoint check ties it to the database).
     const cp = await getCheckpoint(db);
+    // Loaded here: the built-in localnet (LiteSVM, the whole of @solana/kit) is for the demo only.
+    const { startDemoChain } = await import('./demo-chain.js');
     demo = await startDemoChain({
       port: config.localnetPort, slotMs: config.localnetSlotMs, finalizedDepth: config.localnetFinalizedDepth, startSlot: cp === null ? 0 : cp + 1, logger,
       light: config.localnetLight,

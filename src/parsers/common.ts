@@ -3,7 +3,7 @@
  * Codama-generated `parse*Instruction` functions expect, turning decoded values into JSON-safe data, and building
  * `parse.failed` events.
  */
-import { AccountRole, isSome, type Address as KitAddress, type Option } from '@solana/kit';
+import { AccountRole, isSome, type Address as KitAddress, type Option } from '../vendor/solana-kit.js';
 import { bytesToBase64 } from '../core/encoding.js';
 import type { Address } from '../core/model.js';
 import type { DomainEvent, ParseFailedEvent, TracedInstruction } from './events.js';

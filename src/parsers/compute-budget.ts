@@ -3,7 +3,7 @@
  * the @solana-program/compute-budget codec; 0 when it sets none (the runtime's default). The last such instruction
  * counts, as the runtime takes it.
  */
-import { getSetComputeUnitPriceInstructionDataDecoder, SET_COMPUTE_UNIT_PRICE_DISCRIMINATOR } from '@solana-program/compute-budget';
+import { getSetComputeUnitPriceInstructionDataDecoder, SET_COMPUTE_UNIT_PRICE_DISCRIMINATOR } from '../vendor/solana-program-compute-budget.js';
 import { COMPUTE_BUDGET_PROGRAM } from '../core/programs.js';
 import type { NormalizedTx } from '../core/model.js';
 

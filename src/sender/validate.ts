@@ -11,9 +11,9 @@
  * as key objects for the next transactions of the same signer (`verifyEd25519`).
  */
 import { createPublicKey, verify, type KeyObject } from 'node:crypto';
-import { getBase58Encoder } from '@solana/kit';
-import { COMPUTE_BUDGET_PROGRAM_ADDRESS } from '@solana-program/compute-budget';
-import { SYSTEM_PROGRAM_ADDRESS } from '@solana-program/system';
+import { getBase58Encoder } from '../vendor/solana-kit.js';
+import { COMPUTE_BUDGET_PROGRAM_ADDRESS } from '../vendor/solana-program-compute-budget.js';
+import { SYSTEM_PROGRAM_ADDRESS } from '../vendor/solana-program-system.js';
 import { base58ToBytes, bytesToBase58 } from '../core/encoding.js';
 
 /** Largest serialized transaction a validator accepts (PACKET_DATA_SIZE). */

@@ -2,7 +2,7 @@
  * Token Metadata print editions (DAS getNftEditions): the edition-account → mint links (tm_edition_mints,
  * migration 004) written with every 0-decimals mint, and the read of a master edition's prints.
  */
-import { getProgramDerivedAddress, type Address } from '@solana/kit';
+import { getProgramDerivedAddress, type Address } from '../vendor/solana-kit.js';
 import { base58ToBytes } from '../core/encoding.js';
 import type { Queryable } from './db.js';
 import type { MintPatch } from './block-update.js';

@@ -20,7 +20,7 @@ const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../../src');
  * Which top-level folders of src each folder may import (besides itself). From the architecture:
  * `parsers → core`; `store → core`; `ingest → sources, parsers, store`; `api, proofs, webhooks, sender → store,
  * core` (never `ingest`); core imports nothing else. Folders the picture does not name sit where their use puts
- * them: `vendor` re-exports the Metaplex program clients (bundled by the build) for the parsers; `enhanced` is
+ * them: `vendor` re-exports third-party clients (bundled by the build) for the layers that use them; `enhanced` is
  * pure classification over parsers (used by api, webhooks and ingest); `net` (outbound HTTP guards), `identity`,
  * `offchain`, `pricing` and `accounts` are services over store/core; `cli` composes everything.
  */
@@ -30,7 +30,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   vendor: [],
   config: ['core'],
   parsers: ['core', 'vendor'],
-  store: ['core'],
+  store: ['core', 'vendor'],
   proofs: ['core', 'store'],
   enhanced: ['core', 'parsers'],
   net: ['core'],
@@ -40,9 +40,9 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   accounts: ['core', 'config', 'store'],
   sources: ['core', 'parsers'],
   webhooks: ['core', 'config', 'store', 'enhanced', 'net'],
-  sender: ['core', 'config', 'store'],
+  sender: ['core', 'config', 'store', 'vendor'],
   ingest: ['core', 'sources', 'parsers', 'store', 'enhanced', 'proofs', 'webhooks'],
-  api: ['core', 'config', 'store', 'parsers', 'enhanced', 'proofs', 'webhooks', 'sender', 'net', 'identity', 'offchain', 'pricing', 'accounts'],
+  api: ['core', 'config', 'store', 'parsers', 'enhanced', 'proofs', 'webhooks', 'sender', 'net', 'identity', 'offchain', 'pricing', 'accounts', 'vendor'],
   cli: ['*'],
   // SQL files only.
   migrations: [],

@@ -11,7 +11,7 @@
 import {
   getBase58Decoder, getBase64Decoder, getCompiledTransactionMessageEncoder, getTransactionEncoder, type Address, type Blockhash,
   type SignatureBytes,
-} from '@solana/kit';
+} from '../../vendor/solana-kit.js';
 import { base58ToBytes } from '../../core/encoding.js';
 import type { Block, NormalizedTx } from '../../core/model.js';
 import { rawTransaction } from '../../webhooks/raw-payload.js';

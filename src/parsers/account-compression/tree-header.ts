@@ -5,7 +5,7 @@
  * after it. The authority of a Bubblegum tree is its TreeConfig PDA (seeds: the tree, program Bubblegum). Checked
  * against the generated `@metaplex-foundation/spl-account-compression` serializer in the tests.
  */
-import { getProgramDerivedAddress, getAddressEncoder, type Address as KitAddress } from '@solana/kit';
+import { getProgramDerivedAddress, getAddressEncoder, type Address as KitAddress } from '../../vendor/solana-kit.js';
 import { publicKey, struct, u32, u64, u8 } from '../../vendor/umi-serializers.js';
 import { BUBBLEGUM_PROGRAM } from '../bubblegum/instructions.js';
 

@@ -5,7 +5,7 @@
  * Source: https://github.com/solana-labs/solana-program-library/tree/master/name-service
  */
 import { createHash } from 'node:crypto';
-import { getProgramDerivedAddress, type Address } from '@solana/kit';
+import { getProgramDerivedAddress, type Address } from '../../vendor/solana-kit.js';
 import type { AccountUpdate } from '../../core/model.js';
 import { base58ToBytes, bytesToBase58 } from '../../core/encoding.js';
 import { NAME_SERVICE_PROGRAM, SNS_REVERSE_LOOKUP_CLASS, SOL_TLD_AUTHORITY } from '../../core/programs.js';

@@ -3,8 +3,8 @@
  * using the generated @solana-program/token-2022 codecs, whose base layouts are the SPL Token ones.
  * Layout: https://github.com/solana-program/token-2022/blob/main/interface/src/extension/mod.rs
  */
-import { getMintDecoder, getTokenDecoder } from '@solana-program/token-2022';
-import { isSome, type Option } from '@solana/kit';
+import { getMintDecoder, getTokenDecoder } from '../../vendor/solana-program-token-2022.js';
+import { isSome, type Option } from '../../vendor/solana-kit.js';
 import type { AccountUpdate } from '../../core/model.js';
 import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM } from '../../core/programs.js';
 

@@ -20,7 +20,7 @@ import {
 } from '../../vendor/mpl-bubblegum.js';
 import { bytes, struct, type Serializer } from '../../vendor/umi-serializers.js';
 import { sha256 } from '@noble/hashes/sha256';
-import { isOffCurveAddress, type Address as KitAddress } from '@solana/kit';
+import { isOffCurveAddress, type Address as KitAddress } from '../../vendor/solana-kit.js';
 import { base58ToBytes, bytesToBase58 } from '../../core/encoding.js';
 import type { Address } from '../../core/model.js';
 import { BUBBLEGUM_PROGRAM } from './instructions.js';

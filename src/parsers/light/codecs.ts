@@ -24,7 +24,7 @@ import {
   getU64Decoder,
   getU8Decoder,
   type ReadonlyUint8Array,
-} from '@solana/kit';
+} from '../../vendor/solana-kit.js';
 
 const u8 = getU8Decoder();
 const u16 = getU16Decoder();

@@ -19,7 +19,7 @@ import { createHash } from 'node:crypto';
 import {
   fixDecoderSize, getAddressDecoder, getBytesDecoder, getDiscriminatedUnionDecoder, getI32Decoder, getI64Decoder,
   getStructDecoder, getU64Decoder, getU8Decoder, getUnitDecoder,
-} from '@solana/kit';
+} from '../../vendor/solana-kit.js';
 import type { AccountUpdate } from '../../core/model.js';
 
 export const PYTH_RECEIVER_PROGRAM = 'rec5EKMGg6MxZYaMdyBfgwp4d5rB9T1VQH5pJv5LtFJ';

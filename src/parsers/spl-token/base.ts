@@ -5,7 +5,7 @@
  * Layouts: https://github.com/solana-program/token/blob/main/interface/src/instruction.rs and
  * https://github.com/solana-program/token-2022/blob/main/interface/src/instruction.rs
  */
-import { type ParsedTokenInstruction, TokenInstruction } from '@solana-program/token';
+import { type ParsedTokenInstruction, TokenInstruction } from '../../vendor/solana-program-token.js';
 import { bytesToBase58 } from '../../core/encoding.js';
 import type { Address } from '../../core/model.js';
 import { optAddress } from '../common.js';

@@ -3,7 +3,7 @@
  * `@solana-program/token` client. Layouts and account orders:
  * https://github.com/solana-program/token/blob/main/interface/src/instruction.rs
  */
-import { AuthorityType, parseTokenInstruction, TokenInstruction } from '@solana-program/token';
+import { AuthorityType, parseTokenInstruction, TokenInstruction } from '../../vendor/solana-program-token.js';
 import { guarded, lowerFirst, splitBatch, toKitInstruction } from '../common.js';
 import type { DomainEvent, TracedInstruction } from '../events.js';
 import { baseTokenEvents, fastTokenEvents } from './base.js';

@@ -7,7 +7,7 @@
  * layouts). Layout source: https://github.com/anza-xyz/agave/blob/master/sdk/system-interface/src/instruction.rs
  * and the IDL at https://github.com/solana-program/system/blob/main/program/idl.json
  */
-import { parseSystemInstruction, SystemInstruction } from '@solana-program/system';
+import { parseSystemInstruction, SystemInstruction } from '../../vendor/solana-program-system.js';
 import type { Address } from '../../core/model.js';
 import { bytesToBase58 } from '../../core/encoding.js';
 import { guarded, toKitInstruction } from '../common.js';

@@ -13,7 +13,7 @@ import {
   ExtensionType,
   type ParsedToken2022Instruction,
   Token2022Instruction as I,
-} from '@solana-program/token-2022';
+} from '../../vendor/solana-program-token-2022.js';
 import type { Address } from '../../core/model.js';
 import { jsonData, lowerFirst, optAddress } from '../common.js';
 import type { DomainEvent, TracedInstruction } from '../events.js';

@@ -8,7 +8,7 @@ import {
   AuthorityType,
   parseToken2022Instruction,
   Token2022Instruction,
-} from '@solana-program/token-2022';
+} from '../../vendor/solana-program-token-2022.js';
 import { guarded, lowerFirst, splitBatch, toKitInstruction } from '../common.js';
 import type { DomainEvent, TracedInstruction } from '../events.js';
 import { type BaseTokenInstruction, baseTokenEvents, fastTokenEvents, isBaseInstructionType } from '../spl-token/base.js';

@@ -10,7 +10,7 @@
  * tables are not resolved). Answer: `priorityFeeLevels` (with `includeAllPriorityFeeLevels`), else
  * `priorityFeeEstimate` for `priorityLevel`, else `recommended` → max(medium, 10 000) rounded up, else medium.
  */
-import { getBase58Encoder, getBase64Encoder, getCompiledTransactionMessageDecoder, getTransactionDecoder } from '@solana/kit';
+import { getBase58Encoder, getBase64Encoder, getCompiledTransactionMessageDecoder, getTransactionDecoder } from '../../../vendor/solana-kit.js';
 import { SolgateError } from '../../../core/errors.js';
 import { isAddress } from '../../../core/encoding.js';
 import { getCheckpoint } from '../../../store/chain.js';

@@ -1,0 +1,7 @@
+/** See ./solana-kit.ts. */
+export {
+  AuthorityType,
+  TokenInstruction,
+  parseTokenInstruction,
+  type ParsedTokenInstruction,
+} from '@solana-program/token';
