@@ -128,8 +128,7 @@ export async function runServe(opts: { demo: boolean }): Promise<number> {
     // chain starts after the checkpoint (indexed slots never rewind), with a warning that chain state restarted.
     // The snapshot lives in SOLGATE_DATA_DIR, also with DATABASE_URL (the checkpoint check ties it to the database).
     const cp = await getCheckpoint(db);
-    // Loaded here: the built-in localnet (LiteSVM, the whole of @solana/kit) is for the demo only.
-    const { startDemoChain } = await import('./demo-chain.js');
+    const { startDemoChain } = await import('./demo-chain.js'); // the built-in localnet (LiteSVM, all of kit): demo only
     demo = await startDemoChain({
       port: config.localnetPort, slotMs: config.localnetSlotMs, finalizedDepth: config.localnetFinalizedDepth, startSlot: cp === null ? 0 : cp + 1, logger,
       light: config.localnetLight,
