@@ -117,11 +117,11 @@ function foldTx(u: BlockUpdate, { tx, events }: ParsedTx, ctx: FoldContext, seen
 
   /** Keys that are wallets/accounts rather than programs being called or sysvars. */
   const accountKey = accountKeyFlags(tx);
-  /** Whether the transaction wrote each of its direct (relation 1) addresses. */
-  const wrote = new Map<string, boolean | null>();
 
-  // relation per address, and balance changes per address (per mint)
-  const relation = new Map<string, Rel>();
+  // Relation per address: 2 or 3 for token owners, and for a direct (relation 1) address its account index i as
+  // -(i + 1), so the written flag of its link can be read off by index (negative: it wins over 2 and 3 as 1 would);
+  // and balance changes per address (per mint).
+  const relation = new Map<string, number>();
   const changes = new Map<string, Map<string, Change>>();
   const addChange = (addr: string, mint: string, amount: bigint, decimals: number) => {
     if (amount === 0n) return;
@@ -131,11 +131,7 @@ function foldTx(u: BlockUpdate, { tx, events }: ParsedTx, ctx: FoldContext, seen
     m.set(mint, { amount: cur === undefined ? amount : cur.amount + amount, decimals });
   };
   const written = writtenKeys(tx);
-  for (let i = 0; i < n; i++)
-    if (accountKey[i]) {
-      relation.set(keys[i], 1);
-      wrote.set(keys[i], written(i));
-    }
+  for (let i = 0; i < n; i++) if (accountKey[i]) relation.set(keys[i], -(i + 1));
 
   // Native balances and their changes.
   if (meta) {
@@ -184,15 +180,15 @@ function foldTx(u: BlockUpdate, { tx, events }: ParsedTx, ctx: FoldContext, seen
       taInfo.set(e.account, { owner: e.owner, mint: e.mint, decimals: null, program: e.program });
   const resolve = (account: string) => taInfo.get(account) ?? ctx.tokenAccounts.get(account) ?? null;
 
-  for (const [address, rel] of relation) {
+  for (const [address, r] of relation) {
     const c = changes.get(address);
     let list: BalanceChange[] | null = null;
     if (c) {
       list = [];
       for (const [mint, v] of c) list.push({ mint, amount: v.amount.toString(), decimals: v.decimals });
     }
-    const writable = rel === 1 ? (wrote.get(address) ?? null) : null;
-    u.addressLinks.push({ address, slot: tx.slot, txIndex, relation: rel, changes: list, enhancedType, writable });
+    const direct = r < 0;
+    u.addressLinks.push({ address, slot: tx.slot, txIndex, relation: direct ? 1 : (r as Rel), changes: list, enhancedType, writable: direct ? written(-r - 1) : null });
   }
 
   foldEvents(u, tx, events, pos, txIndex, resolve, ctx);

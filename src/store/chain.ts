@@ -4,7 +4,7 @@
  */
 import type { Queryable } from './db.js';
 import { bulkInsertStatement, run, type BulkColumn, type Copy, type Statement } from './bulk.js';
-import { copyField, copyLines } from './copy-text.js';
+import { COPY_ROWS_PER_PIECE, copyField } from './copy-text.js';
 import type { AddressLinkRow, BalanceChange, BlockRow, TxRow } from './block-update.js';
 
 const CHECKPOINT_ID = 'chain';
@@ -104,44 +104,64 @@ export function addressLinksStatement(rows: AddressLinkRow[], fresh = false): St
  */
 export function addressLinksCopy(rows: AddressLinkRow[]): Copy | null {
   if (!rows.length) return null;
-  return { table: 'address_transactions', columns: LINK_COLUMNS.map((c) => c.name), text: copyLines(inKeyOrder(rows), linkLine) };
+  return { table: 'address_transactions', columns: LINK_COLUMNS.map((c) => c.name), text: linkLinesInKeyOrder(rows) };
 }
 
 /**
- * One link's COPY line, its fields in {@link LINK_COLUMNS}' order (the COPY's columns): what `copyPieces` makes from
- * their getters, built directly (a batch of 8 mainnet blocks has ~66k links). A position that is not an integer
- * throws here rather than reach the COPY as text.
+ * One link's COPY line, its fields in {@link LINK_COLUMNS}' order (the COPY's columns), its address already a COPY
+ * field (`copyField`, made once per address): what `copyPieces` makes from their getters, built directly (a batch of 8
+ * mainnet blocks has ~66k links). A position that is not an integer throws here rather than reach the COPY as text.
  */
-function linkLine(r: AddressLinkRow): string {
+function linkLine(address: string, r: AddressLinkRow): string {
   if (!Number.isSafeInteger(r.slot) || !Number.isSafeInteger(r.txIndex)) throw new Error(`address link: position ${r.slot}/${r.txIndex} is not an integer`);
   const changes = r.changes ? copyField(changesJson(r.changes)) : '\\N';
   const type = r.enhancedType == null ? '\\N' : copyField(r.enhancedType);
   const written = r.writable == null ? '\\N' : r.writable ? 't' : 'f';
-  return `${copyField(r.address)}\t${r.slot}\t${r.txIndex}\t${r.relation}\t${changes}\t${type}\t${written}\n`;
+  return `${address}\t${r.slot}\t${r.txIndex}\t${r.relation}\t${changes}\t${type}\t${written}\n`;
 }
 
 /**
- * Links ordered by (address, slot, tx_index): grouped by address, the distinct addresses sorted (by UTF-16 code
- * unit: PostgreSQL's order for base58 under the C collation, and under another only an insertion order, which the
- * stored rows do not depend on), each group in position order. A block's links come in position order already, so
- * only groups that do not are sorted; one comparison sort of all the links took 0.7 s of a 50-block replay.
+ * The links' COPY lines (in pieces of {@link COPY_ROWS_PER_PIECE} lines, as `copyLines` makes them) ordered by (address, slot, tx_index): grouped by address, the
+ * distinct addresses sorted (by UTF-16 code unit: PostgreSQL's order for base58 under the C collation, and under
+ * another only an insertion order, which the stored rows do not depend on), each group in position order. A block's
+ * links come in position order already, so only groups that do not are sorted; one comparison sort of all the links
+ * took 0.7 s of a 50-block replay. The lines are made as the groups are walked, with no ordered copy of the rows (a
+ * list that large lives outside the young generation, so each element written to it costs a write barrier), each
+ * address made a COPY field once, and an address met once is held as its row rather than in a list of its own: 0.69x
+ * the time of ordering the rows and then making their lines, for the 66,416 links of 8 copies of the recorded mainnet
+ * block.
  */
-function inKeyOrder(rows: readonly AddressLinkRow[]): AddressLinkRow[] {
-  const byAddress = new Map<string, AddressLinkRow[]>();
+function linkLinesInKeyOrder(rows: readonly AddressLinkRow[]): string[] {
+  const byAddress = new Map<string, AddressLinkRow | AddressLinkRow[]>();
   for (const r of rows) {
     const group = byAddress.get(r.address);
-    if (group) group.push(r);
-    else byAddress.set(r.address, [r]);
+    if (group === undefined) byAddress.set(r.address, r);
+    else if (Array.isArray(group)) group.push(r);
+    else byAddress.set(r.address, [group, r]);
   }
-  const out: AddressLinkRow[] = [];
+  const pieces: string[] = [];
+  let lines: string[] = [];
+  const add = (line: string) => {
+    lines.push(line);
+    if (lines.length === COPY_ROWS_PER_PIECE) {
+      pieces.push(lines.join(''));
+      lines = [];
+    }
+  };
   for (const address of [...byAddress.keys()].sort()) {
-    const group = byAddress.get(address) as AddressLinkRow[];
+    const group = byAddress.get(address) as AddressLinkRow | AddressLinkRow[];
+    const field = copyField(address);
+    if (!Array.isArray(group)) {
+      add(linkLine(field, group));
+      continue;
+    }
     let ordered = true;
     for (let i = 1; i < group.length && ordered; i++) ordered = group[i - 1].slot < group[i].slot || (group[i - 1].slot === group[i].slot && group[i - 1].txIndex < group[i].txIndex);
     if (!ordered) group.sort((a, b) => a.slot - b.slot || a.txIndex - b.txIndex);
-    for (const r of group) out.push(r);
+    for (const r of group) add(linkLine(field, r));
   }
-  return out;
+  if (lines.length) pieces.push(lines.join(''));
+  return pieces;
 }
 
 export async function writeAddressLinks(q: Queryable, rows: AddressLinkRow[]): Promise<void> {

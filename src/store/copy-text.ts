@@ -30,7 +30,7 @@ export function copyField(v: string | number | bigint | boolean | null | undefin
 }
 
 /** Rows per piece of {@link copyPieces}: pieces of some 50-100 KB. */
-const ROWS_PER_PIECE = 1024;
+export const COPY_ROWS_PER_PIECE = 1024;
 
 /**
  * `rows` as COPY text in pieces (to be sent in order), the fields of each row in the order of `fields`. Each row's
@@ -56,7 +56,7 @@ export function copyLines<R>(rows: readonly R[], line: (row: R) => string): stri
   let lines: string[] = [];
   for (const r of rows) {
     lines.push(line(r));
-    if (lines.length === ROWS_PER_PIECE) {
+    if (lines.length === COPY_ROWS_PER_PIECE) {
       pieces.push(lines.join(''));
       lines = [];
     }

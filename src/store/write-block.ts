@@ -22,30 +22,22 @@ import { editionMintsStatement } from './editions.js';
 import { dirtyStatement } from './das-index.js';
 import { pythPricesStatement, swapPricesStatement } from './prices.js';
 
-/** Concatenates updates into one (rows keep their own positions, so merging is order-safe). */
+/** The row lists of a BlockUpdate (every field but `block` and `slot`). */
+type RowField = Exclude<keyof BlockUpdate, 'block' | 'slot'>;
+const ROW_FIELDS = Object.keys(emptyUpdate(null)).filter((k): k is RowField => k !== 'block' && k !== 'slot');
+
+/**
+ * Concatenates updates into one (rows keep their own positions, so merging is order-safe). By `concat`, which copies
+ * each list's elements in bulk: pushing them one by one (`push(...list)`) into the merged list, which outgrows the
+ * young generation (a batch of 8 mainnet blocks has ~66k links) and so is written through the generational write
+ * barrier per element, took 6-9x the time.
+ */
 export function mergeUpdates(updates: BlockUpdate[]): BlockUpdate {
   if (updates.length === 1) return updates[0];
   const slots = updates.flatMap((u) => (u.slot === null ? [] : [u.slot]));
   const out = emptyUpdate(slots.length ? Math.max(...slots) : null);
-
-  for (const u of updates) {
-    out.transactions.push(...u.transactions);
-    out.addressLinks.push(...u.addressLinks);
-    out.solBalances.push(...u.solBalances);
-    out.mints.push(...u.mints);
-    out.supplyChanges.push(...u.supplyChanges);
-    out.tokenAccounts.push(...u.tokenAccounts);
-    out.tokenExtensions.push(...u.tokenExtensions);
-    out.transfers.push(...u.transfers);
-    out.funding.push(...u.funding);
-    out.nameRecords.push(...u.nameRecords);
-    out.assetAccounts.push(...u.assetAccounts);
-    out.cnftAssets.push(...u.cnftAssets);
-    out.cnftNodes.push(...u.cnftNodes);
-    out.cnftSignatures.push(...u.cnftSignatures);
-    out.pythPrices.push(...u.pythPrices);
-    out.swapPrices.push(...u.swapPrices);
-  }
+  const into = out as unknown as Record<RowField, unknown[]>;
+  for (const k of ROW_FIELDS) into[k] = ([] as unknown[]).concat(...updates.map((u) => u[k]));
   return out;
 }
 
