@@ -44,17 +44,23 @@ export interface ParsedTx {
   events: DomainEvent[];
 }
 
-/** Token accounts an event names, so the pipeline can prefetch their owners when meta does not tell. */
+/**
+ * Token accounts an event names, so the pipeline can prefetch their owners when meta does not tell. The accounts
+ * meta's token balances name are gathered only for a transaction with a token transfer (runs for every transaction
+ * of a batch; 45 of the 444 non-vote ones of the recorded mainnet block have one).
+ */
 export function tokenAccountsNeeded(p: ParsedTx): string[] {
-  const inMeta = new Set<string>();
-  for (const b of [...(p.tx.meta?.preTokenBalances ?? []), ...(p.tx.meta?.postTokenBalances ?? [])])
-    inMeta.add(p.tx.accountKeys[b.accountIndex]);
+  let inMeta: Set<string> | null = null;
   const out: string[] = [];
   for (const e of p.events) {
-    if (e.kind === 'token.transfer') {
-      if (!inMeta.has(e.source)) out.push(e.source);
-      if (!inMeta.has(e.destination)) out.push(e.destination);
+    if (e.kind !== 'token.transfer') continue;
+    if (!inMeta) {
+      inMeta = new Set<string>();
+      const meta = p.tx.meta;
+      for (const list of [meta?.preTokenBalances, meta?.postTokenBalances]) for (const b of list ?? []) inMeta.add(p.tx.accountKeys[b.accountIndex]);
     }
+    if (!inMeta.has(e.source)) out.push(e.source);
+    if (!inMeta.has(e.destination)) out.push(e.destination);
   }
   return out;
 }
