@@ -4,7 +4,7 @@
  */
 import type { Queryable } from './db.js';
 import { bulkInsertStatement, run, type BulkColumn, type Copy, type Statement } from './bulk.js';
-import { COPY_ROWS_PER_PIECE, copyField } from './copy-text.js';
+import { CopyPieceCollector, copyField } from './copy-text.js';
 import type { AddressLinkRow, BalanceChange, BlockRow, TxRow } from './block-update.js';
 
 const CHECKPOINT_ID = 'chain';
@@ -121,11 +121,11 @@ function linkLine(address: string, r: AddressLinkRow): string {
 }
 
 /**
- * The links' COPY lines (in pieces of {@link COPY_ROWS_PER_PIECE} lines, as `copyLines` makes them) ordered by (address, slot, tx_index): grouped by address, the
- * distinct addresses sorted (by UTF-16 code unit: PostgreSQL's order for base58 under the C collation, and under
- * another only an insertion order, which the stored rows do not depend on), each group in position order. A block's
- * links come in position order already, so only groups that do not are sorted; one comparison sort of all the links
- * took 0.7 s of a 50-block replay. The lines are made as the groups are walked, with no ordered copy of the rows (a
+ * The links' COPY lines (in pieces, {@link CopyPieceCollector}) ordered by (address, slot, tx_index): grouped by
+ * address, the distinct addresses sorted (by UTF-16 code unit: PostgreSQL's order for base58 under the C collation,
+ * and under another only an insertion order, which the stored rows do not depend on), each group in position order.
+ * A block's links come in position order already, so only groups that do not are sorted; one comparison sort of all
+ * the links took 0.7 s of a 50-block replay. The lines are made as the groups are walked, with no ordered copy of the rows (a
  * list that large lives outside the young generation, so each element written to it costs a write barrier), each
  * address made a COPY field once, and an address met once is held as its row rather than in a list of its own: 0.69x
  * the time of ordering the rows and then making their lines, for the 66,416 links of 8 copies of the recorded mainnet
@@ -139,29 +139,20 @@ function linkLinesInKeyOrder(rows: readonly AddressLinkRow[]): string[] {
     else if (Array.isArray(group)) group.push(r);
     else byAddress.set(r.address, [group, r]);
   }
-  const pieces: string[] = [];
-  let lines: string[] = [];
-  const add = (line: string) => {
-    lines.push(line);
-    if (lines.length === COPY_ROWS_PER_PIECE) {
-      pieces.push(lines.join(''));
-      lines = [];
-    }
-  };
+  const out = new CopyPieceCollector();
   for (const address of [...byAddress.keys()].sort()) {
     const group = byAddress.get(address) as AddressLinkRow | AddressLinkRow[];
     const field = copyField(address);
     if (!Array.isArray(group)) {
-      add(linkLine(field, group));
+      out.add(linkLine(field, group));
       continue;
     }
     let ordered = true;
     for (let i = 1; i < group.length && ordered; i++) ordered = group[i - 1].slot < group[i].slot || (group[i - 1].slot === group[i].slot && group[i - 1].txIndex < group[i].txIndex);
     if (!ordered) group.sort((a, b) => a.slot - b.slot || a.txIndex - b.txIndex);
-    for (const r of group) add(linkLine(field, r));
+    for (const r of group) out.add(linkLine(field, r));
   }
-  if (lines.length) pieces.push(lines.join(''));
-  return pieces;
+  return out.pieces();
 }
 
 export async function writeAddressLinks(q: Queryable, rows: AddressLinkRow[]): Promise<void> {

@@ -29,8 +29,8 @@ export function copyField(v: string | number | bigint | boolean | null | undefin
   }
 }
 
-/** Rows per piece of {@link copyPieces}: pieces of some 50-100 KB. */
-export const COPY_ROWS_PER_PIECE = 1024;
+/** Rows per piece of {@link copyPieces} and {@link CopyPieceCollector}: pieces of some 50-100 KB. */
+const ROWS_PER_PIECE = 1024;
 
 /**
  * `rows` as COPY text in pieces (to be sent in order), the fields of each row in the order of `fields`. Each row's
@@ -40,29 +40,38 @@ export const COPY_ROWS_PER_PIECE = 1024;
  */
 export function copyPieces<R>(rows: readonly R[], fields: readonly CopyField<R>[]): string[] {
   const last = fields.length - 1;
-  return copyLines(rows, (r) => {
+  const out = new CopyPieceCollector();
+  for (const r of rows) {
     let line = '';
     for (let i = 0; i < last; i++) line += `${copyField(fields[i](r))}\t`;
-    return `${line}${copyField(fields[last](r))}\n`;
-  });
+    out.add(`${line}${copyField(fields[last](r))}\n`);
+  }
+  return out.pieces();
 }
 
 /**
- * `rows` as COPY text in pieces, each row's line (its fields already in COPY text, the line break included) made by
- * `line`: for a table written often enough to have a line builder of its own (address links).
+ * COPY lines (each with its fields already in COPY text, the line break included) gathered into pieces of
+ * {@link ROWS_PER_PIECE} lines, each piece joined once: for a table written often enough to have a line builder of
+ * its own (address links, src/store/chain.ts).
  */
-export function copyLines<R>(rows: readonly R[], line: (row: R) => string): string[] {
-  const pieces: string[] = [];
-  let lines: string[] = [];
-  for (const r of rows) {
-    lines.push(line(r));
-    if (lines.length === COPY_ROWS_PER_PIECE) {
-      pieces.push(lines.join(''));
-      lines = [];
+export class CopyPieceCollector {
+  private done: string[] = [];
+  private lines: string[] = [];
+  add(line: string): void {
+    this.lines.push(line);
+    if (this.lines.length === ROWS_PER_PIECE) {
+      this.done.push(this.lines.join(''));
+      this.lines = [];
     }
   }
-  if (lines.length) pieces.push(lines.join(''));
-  return pieces;
+  /** The pieces, in the order their lines were added. */
+  pieces(): string[] {
+    if (this.lines.length) {
+      this.done.push(this.lines.join(''));
+      this.lines = [];
+    }
+    return this.done;
+  }
 }
 
 /** `rows` as COPY text, the fields of each row in the order of `fields`. */
