@@ -123,25 +123,32 @@ describe('Yellowstone gRPC source', () => {
   }, 480_000);
 
   it('live, through dropped blocks, a disconnect, a lagging consumer and a pause past the replay window: every block once, in order', async () => {
+    /** The stand-in's replay window, in slots. */
+    const RETENTION = 40;
     await net.close();
     net = await createLocalnet({ slotMs: 10 });
     demo = await startDemoWorkload(net.chain, { intervalMs: 5, wallets: 3, failureRate: 0.1, light: false });
-    const standin = await startStandin({ rpcUrl: net.url, retention: 40, lagMs: 300 });
+    const standin = await startStandin({ rpcUrl: net.url, retention: RETENTION, lagMs: 300 });
     cleanups.push(() => standin.close());
     const source = yellowstone(standin);
     const start = (await confirmedSlot()) + 1;
     const got: Block[] = [];
     let delay = 0;
-    let pauseOnce = 0;
+    /** Slots the chain must move past the next block before the consumer reads on (0: no pause). */
+    let pausePast = 0;
     const ctl = new AbortController();
     const reading = (async () => {
       for await (const b of source.blocks(start, ctl.signal)) {
         got.push(b);
         if (delay) await sleep(delay);
-        if (pauseOnce) {
-          const ms = pauseOnce;
-          pauseOnce = 0;
-          await sleep(ms);
+        if (pausePast) {
+          // Paused by slots rather than by time, so the pause outlasts the replay window however slowly the chain
+          // runs on a loaded machine; and cut off, so the stream resumes (with from_slot) after it whether or not
+          // the server's buffers filled meanwhile.
+          const until = b.slot + pausePast;
+          pausePast = 0;
+          standin.disconnectAfter(0);
+          while ((await confirmedSlot()) < until) await sleep(50);
         }
       }
     })();
@@ -173,7 +180,7 @@ describe('Yellowstone gRPC source', () => {
     // A pause longer than the server's replay window: from_slot is refused, the stream restarts at the head and the
     // blocks in between are read over JSON-RPC.
     const filledBefore = source.stats.blocksFilled;
-    pauseOnce = 4_000;
+    pausePast = RETENTION + 100;
     await until(() => standin.stats.refusedFromSlot > 0, 90_000, 'a refused from_slot');
     const afterPause = await confirmedSlot();
     await until(() => lastGot() >= afterPause, 90_000, 'the source to catch up after the pause');
