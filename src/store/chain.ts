@@ -108,9 +108,8 @@ export function addressLinksCopy(rows: AddressLinkRow[]): Copy | null {
 }
 
 /**
- * One link's COPY line, its fields in {@link LINK_COLUMNS}' order (the COPY's columns), its address already a COPY
- * field (`copyField`, made once per address): what `copyPieces` makes from their getters, built directly (a batch of 8
- * mainnet blocks has ~66k links). A position that is not an integer throws here rather than reach the COPY as text.
+ * One link's COPY line in {@link LINK_COLUMNS}' order, its address already a COPY field: what `copyPieces` makes, built
+ * directly. A position that is not an integer throws here rather than reach the COPY as text.
  */
 function linkLine(address: string, r: AddressLinkRow): string {
   if (!Number.isSafeInteger(r.slot) || !Number.isSafeInteger(r.txIndex)) throw new Error(`address link: position ${r.slot}/${r.txIndex} is not an integer`);
@@ -121,15 +120,12 @@ function linkLine(address: string, r: AddressLinkRow): string {
 }
 
 /**
- * The links' COPY lines (in pieces, {@link CopyPieceCollector}) ordered by (address, slot, tx_index): grouped by
- * address, the distinct addresses sorted (by UTF-16 code unit: PostgreSQL's order for base58 under the C collation,
- * and under another only an insertion order, which the stored rows do not depend on), each group in position order.
- * A block's links come in position order already, so only groups that do not are sorted; one comparison sort of all
- * the links took 0.7 s of a 50-block replay. The lines are made as the groups are walked, with no ordered copy of the rows (a
- * list that large lives outside the young generation, so each element written to it costs a write barrier), each
- * address made a COPY field once, and an address met once is held as its row rather than in a list of its own: 0.69x
- * the time of ordering the rows and then making their lines, for the 66,416 links of 8 copies of the recorded mainnet
- * block.
+ * The links' COPY lines (in pieces) ordered by (address, slot, tx_index): the distinct addresses sorted by UTF-16 code
+ * unit (PostgreSQL's order for base58 under the C collation; under another only an insertion order), each address's
+ * links in position order (sorted only where a group is not: one sort of all the links took 0.7 s of a 50-block
+ * replay). Made while walking the groups: no ordered copy of the rows (a list that large is written through the write
+ * barrier), each address escaped once, an address met once held as its row; 0.69x the time of ordering the rows and
+ * then making their lines, for the 66,416 links of 8 copies of the recorded mainnet block.
  */
 function linkLinesInKeyOrder(rows: readonly AddressLinkRow[]): string[] {
   const byAddress = new Map<string, AddressLinkRow | AddressLinkRow[]>();

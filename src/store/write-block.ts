@@ -30,7 +30,7 @@ const ROW_FIELDS = Object.keys(emptyUpdate(null)).filter((k): k is RowField => k
  * Concatenates updates into one (rows keep their own positions, so merging is order-safe). By `concat`, which copies
  * each list's elements in bulk: pushing them one by one (`push(...list)`) into the merged list, which outgrows the
  * young generation (a batch of 8 mainnet blocks has ~66k links) and so is written through the generational write
- * barrier per element, took 6-9x the time.
+ * barrier per element, took 3-4x the time (11 against 3 ms for a batch of 8 mainnet blocks).
  */
 export function mergeUpdates(updates: BlockUpdate[]): BlockUpdate {
   if (updates.length === 1) return updates[0];
