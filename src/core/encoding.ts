@@ -6,19 +6,6 @@
  */
 import { decodeBase58, encodeBase58 } from './base58.js';
 
-/** Bounded memo: cleared wholesale when full (cheap, and recurring keys come right back). */
-class Memo<V> {
-  private m = new Map<string, V>();
-  constructor(private readonly max: number) {}
-  get(k: string): V | undefined {
-    return this.m.get(k);
-  }
-  set(k: string, v: V): void {
-    if (this.m.size >= this.max) this.m.clear();
-    this.m.set(k, v);
-  }
-}
-
 /**
  * Base58 text of recently seen 32-byte keys: a direct-mapped cache indexed by bits of the key itself (keys are
  * uniformly distributed), checked byte for byte on a hit, so a lookup allocates nothing and hashes no string.
@@ -26,7 +13,18 @@ class Memo<V> {
 const KEY_SLOTS = 1 << 17;
 const keySlotBytes = new Uint8Array(KEY_SLOTS * 32);
 const keySlotText: (string | undefined)[] = new Array<string | undefined>(KEY_SLOTS);
-const validAddresses = new Memo<true>(100_000);
+
+/**
+ * Addresses recently found valid, direct-mapped by their last four characters (uniform in base58 text) and
+ * checked by string equality on a hit: no hashing of the whole string and no large hash table, which a map costs
+ * for every mint and owner of a block's token balances (they arrive as new strings from JSON.parse each time).
+ */
+const ADDRESS_SLOTS = 1 << 16;
+const validAddressSlots: (string | undefined)[] = new Array<string | undefined>(ADDRESS_SLOTS);
+const addressSlot = (s: string): number => {
+  const n = s.length;
+  return (s.charCodeAt(n - 1) + 58 * s.charCodeAt(n - 2) + 3364 * s.charCodeAt(n - 3) + 195112 * s.charCodeAt(n - 4)) & (ADDRESS_SLOTS - 1);
+};
 
 /** Base58 string → bytes; throws on characters outside the alphabet. */
 export function base58ToBytes(s: string): Uint8Array {
@@ -52,7 +50,7 @@ export function bytesToBase58(bytes: Uint8Array): string {
   const s = encodeBase58(bytes);
   keySlotBytes.set(bytes, at);
   keySlotText[slot] = s;
-  validAddresses.set(s, true);
+  validAddressSlots[addressSlot(s)] = s;
   return s;
 }
 
@@ -69,15 +67,16 @@ const ADDRESS_RE = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
 
 /** True when `s` is a base58 string that decodes to exactly 32 bytes (a valid public key). */
 export function isAddress(s: unknown): s is string {
-  if (typeof s !== 'string') return false;
-  if (validAddresses.get(s)) return true;
+  if (typeof s !== 'string' || s.length < 32 || s.length > 44) return false;
+  const slot = addressSlot(s);
+  if (validAddressSlots[slot] === s) return true;
   if (!ADDRESS_RE.test(s)) return false;
   try {
     if (decodeBase58(s).length !== 32) return false;
   } catch {
     return false;
   }
-  validAddresses.set(s, true);
+  validAddressSlots[slot] = s;
   return true;
 }
 

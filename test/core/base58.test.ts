@@ -87,4 +87,26 @@ describe('base58 codec', () => {
     expect(isSignature(bs58.encode(key))).toBe(false);
     expect(isAddress('11111111111111111111111111111111')).toBe(true);
   });
+
+  it('accepts as an address only what decodes to 32 bytes, whatever it met before', () => {
+    const next = prng(5);
+    for (let i = 0; i < 200; i++) {
+      const key = Uint8Array.from({ length: 32 }, next);
+      const text = bs58.encode(key);
+      // Seen as a key first (cached on encoding) or only as text.
+      if (i % 2 === 0) expect(bytesToBase58(key)).toBe(text);
+      expect(isAddress(text)).toBe(true);
+      expect(isAddress(text)).toBe(true);
+      // Same last characters, one character changed before them: an address or not by its own bytes, not by the cache.
+      // Longer and shorter text with the same ending, too.
+      for (const other of [(text[0] === 'z' ? 'y' : 'z') + text.slice(1), `z${text}`, `2${text}`, text.slice(1)])
+        expect(isAddress(other)).toBe(bs58.decode(other).length === 32);
+    }
+    // The largest 44-character value above 2^256 - 1, and text with characters outside the alphabet.
+    expect(isAddress('JEKNVnkbo3jma5nREBBJCDoXFVeKkD56V3xKrvRmWxFH')).toBe(false);
+    expect(isAddress('JEKNVnkbo3jma5nREBBJCDoXFVeKkD56V3xKrvRmWxFG')).toBe(true);
+    expect(isAddress('0EKNVnkbo3jma5nREBBJCDoXFVeKkD56V3xKrvRmWxFG')).toBe(false);
+    expect(isAddress('')).toBe(false);
+    expect(isAddress(null)).toBe(false);
+  });
 });
