@@ -10,9 +10,13 @@
  * twice and the second copy is a duplicate the localnet drops — the fan-out cost, measured on one machine).
  *
  * Workload: --txs distinct valid tipped transactions per run (bench/gen/sender-txs.ts), signed in chunks of 100
- * under a fresh blockhash (signing is outside the timed requests). Each transaction is sent once, by one path: the
- * paths alternate per request (in A-B B-A pairs, so neither always follows the other) — directly to the localnet
- * (`sendTransaction`, base64, skipPreflight true, maxRetries 0) or to the gateway's `/fast` with the same body.
+ * under a fresh blockhash (signing is outside the timed requests). Each transaction is sent once, by one of three
+ * paths, rotating per request (A-B-C, B-C-A, C-A-B, so each path takes each place equally often): directly to the
+ * localnet (`sendTransaction`, base64, skipPreflight true, maxRetries 0); through a bare relay, a child process that
+ * POSTs the body unchanged to the localnet and answers with its answer (bench/gen/relay-server.ts: the floor of any
+ * gateway running as a process of its own); or to the gateway's `/fast` with the same body. `/fast` minus the relay
+ * is the gateway's own share of the hop between processes; the relay minus direct is what the extra process costs
+ * on this machine whatever runs in it.
  * Requests go over undici keep-alive pools from this process; a request's latency is send → the whole answer read.
  * An answer counts as an error unless it is HTTP 200 with the transaction's signature as its result. Every run starts
  * with an untimed warm-up (--warmup transactions, alternating too).
@@ -25,9 +29,12 @@
  * interval, isBlockhashValid per blockhash, and sends it again while unconfirmed) — upstream load the direct path
  * does not cause. The run reports those background calls from the gateway's metrics.
  *
- *   npm run bench -- sender [--txs 500] [--concurrency 8] [--warmup 40] [--slot-ms 400]
+ *   npm run bench -- sender [--txs 750] [--concurrency 8] [--warmup 40] [--slot-ms 400]
  */
+import { fork } from 'node:child_process';
 import { cpus, loadavg, totalmem } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
 import { numberFlag, parseFlags } from './lib/args.js';
@@ -44,7 +51,8 @@ const CHUNK = 100;
 const percentiles3 = (values: number[]) => percentiles(values, 3);
 
 
-type PathName = 'direct' | 'gateway';
+type PathName = 'direct' | 'relay' | 'gateway';
+const PATHS: readonly PathName[] = ['direct', 'relay', 'gateway'];
 
 /**
  * What the gateway did besides answering, from its /metrics: deltas from the start of the timed part of a run until
@@ -68,7 +76,14 @@ export interface SenderRun {
   txs: number;
   seconds: number;
   direct: Percentiles;
+  /** Through the bare relay process (bench/gen/relay-server.ts): the floor of any gateway in a process of its own. */
+  relay: Percentiles;
   gateway: Percentiles;
+  /** relay − direct: what one more process hop costs on this machine, with no gateway work at all. */
+  relayAddedP50Ms: number;
+  /** gateway − relay: the gateway's own share of the hop between processes. */
+  overRelayP50Ms: number;
+  overRelayMeanMs: number;
   /** gateway − direct. */
   addedP50Ms: number;
   addedP99Ms: number;
@@ -125,6 +140,18 @@ async function startGateway(upstreams: string[], children: Child[]): Promise<{ o
 }
 
 
+/** The bare relay (bench/gen/relay-server.ts) in front of `upstream`; resolves with its origin. */
+async function startRelay(upstream: string, children: Child[]): Promise<string> {
+  const proc = fork(join(dirname(fileURLToPath(import.meta.url)), 'gen', 'relay-server.ts'), [upstream], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  children.push({ proc, output: [] });
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('sender bench: the relay did not start within 60 s')), 60_000);
+    proc.once('message', (m: { port?: number }) => (clearTimeout(timer), m.port ? resolve(m.port) : reject(new Error(`sender bench: relay sent ${JSON.stringify(m)}`))));
+    proc.once('exit', (code) => (clearTimeout(timer), reject(new Error(`sender bench: the relay exited with ${code}`))));
+  });
+  return `http://127.0.0.1:${port}`;
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Gateway metrics.
 
@@ -145,10 +172,9 @@ async function gatewayCounters(origin: string): Promise<{ accepted: number; upst
 // ---------------------------------------------------------------------------------------------------------------
 // Measurement.
 
-/** The path of the i-th request: A-B, B-A, A-B… so each path goes first in half of the pairs. */
+/** The path of the i-th request: groups of three, rotated (A-B-C, B-C-A, C-A-B…), so each path takes each place equally often. */
 function pathOf(i: number): PathName {
-  const firstDirect = (i >> 1) % 2 === 0;
-  return (i % 2 === 0) === firstDirect ? 'direct' : 'gateway';
+  return PATHS[(Math.floor(i / 3) + (i % 3)) % 3];
 }
 
 interface Sent {
@@ -160,14 +186,12 @@ interface Sent {
 }
 
 class Paths {
-  readonly direct: Pool;
-  readonly gateway: Pool;
+  private readonly pools: Record<PathName, Pool>;
   private readonly directPath: string;
-  constructor(upstreamUrl: string, gatewayOrigin: string, connections: number) {
+  constructor(upstreamUrl: string, relayOrigin: string, gatewayOrigin: string, connections: number) {
     const u = new URL(upstreamUrl);
     const opts = { connections, pipelining: 1, keepAliveTimeout: 60_000 };
-    this.direct = new Pool(u.origin, opts);
-    this.gateway = new Pool(gatewayOrigin, opts);
+    this.pools = { direct: new Pool(u.origin, opts), relay: new Pool(relayOrigin, opts), gateway: new Pool(gatewayOrigin, opts) };
     this.directPath = `${u.pathname}${u.search}`;
   }
 
@@ -176,8 +200,8 @@ class Paths {
     const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'sendTransaction', params: [tx.base64, { encoding: 'base64', skipPreflight: true, maxRetries: 0 }] });
     const t0 = performance.now();
     try {
-      const res = await (path === 'direct' ? this.direct : this.gateway).request({
-        method: 'POST', path: path === 'direct' ? this.directPath : '/fast', headers: { 'content-type': 'application/json' }, body,
+      const res = await this.pools[path].request({
+        method: 'POST', path: { direct: this.directPath, relay: '/', gateway: '/fast' }[path], headers: { 'content-type': 'application/json' }, body,
       });
       const text = await res.body.text();
       const ms = performance.now() - t0;
@@ -195,7 +219,7 @@ class Paths {
   }
 
   close(): Promise<unknown> {
-    return Promise.all([this.direct.close(), this.gateway.close()]);
+    return Promise.all(PATHS.map((p) => this.pools[p].close()));
   }
 }
 
@@ -231,7 +255,7 @@ async function countLanded(rpc: SetupRpc, signatures: string[]): Promise<number>
 export async function run(argv: string[] = []): Promise<SenderResult> {
   const flags = parseFlags(argv);
   const config = {
-    txs: Math.max(2, Math.round(numberFlag(flags, 'txs', 500))),
+    txs: Math.max(3, Math.round(numberFlag(flags, 'txs', 750))),
     concurrency: Math.max(1, Math.round(numberFlag(flags, 'concurrency', 8))),
     warmup: Math.round(numberFlag(flags, 'warmup', 40)),
     slotMs: Math.max(10, numberFlag(flags, 'slot-ms', 400)),
@@ -255,15 +279,15 @@ export async function run(argv: string[] = []): Promise<SenderResult> {
     const payer = await fundPayerAndTips(rpc);
     log(`sender: localnet (child process) at ${upstream}, slot ${config.slotMs} ms; payer and the 10 tip accounts funded`);
     const second = `${upstream.replace(/\/$/, '')}/?upstream=2`;
-    const [gw1, gw2] = await Promise.all([startGateway([upstream], children), startGateway([upstream, second], children)]);
-    log(`sender: gateways (solgate sender child processes): 1 upstream at ${gw1.origin}, 2 upstreams (the localnet twice) at ${gw2.origin}`);
+    const [gw1, gw2, relay] = await Promise.all([startGateway([upstream], children), startGateway([upstream, second], children), startRelay(upstream, children)]);
+    log(`sender: gateways (solgate sender child processes): 1 upstream at ${gw1.origin}, 2 upstreams (the localnet twice) at ${gw2.origin}; bare relay (child process) at ${relay}`);
     const factory = new TippedTxFactory(rpc, payer);
 
     const runs: SenderRun[] = [];
     // Long enough for a rebroadcast round after the last slot closed: the tracked set is empty again.
     const drain = () => sleep(config.rebroadcastMs + 2 * config.slotMs + 500);
     const measure = async (label: string, gw: { origin: string }, upstreams: number, concurrency: number) => {
-      const paths = new Paths(upstream, gw.origin, concurrency);
+      const paths = new Paths(upstream, relay, gw.origin, concurrency);
       try {
         if (config.warmup > 0) {
           const warm = await sendAll(paths, factory, config.warmup, concurrency);
@@ -281,29 +305,31 @@ export async function run(argv: string[] = []): Promise<SenderResult> {
         const after = await gatewayCounters(gw.origin);
         const of = (p: PathName) => sent.filter((s) => s.path === p);
         const direct = percentiles3(of('direct').filter((s) => s.ok).map((s) => s.ms));
+        const relayed = percentiles3(of('relay').filter((s) => s.ok).map((s) => s.ms));
         const gateway = percentiles3(of('gateway').filter((s) => s.ok).map((s) => s.ms));
         const accepted = after.accepted - before.accepted;
         const upstreamSends = after.upstreamSends - before.upstreamSends;
         const r3 = (x: number) => Number(x.toFixed(3));
         const firstError: Partial<Record<PathName, string>> = {};
-        for (const p of ['direct', 'gateway'] as const) {
+        for (const p of PATHS) {
           const e = of(p).find((s) => !s.ok);
           if (e) firstError[p] = e.error;
         }
         const result: SenderRun = {
-          label, upstreams, concurrency, txs: sent.length, seconds: r3(seconds), direct, gateway,
+          label, upstreams, concurrency, txs: sent.length, seconds: r3(seconds), direct, relay: relayed, gateway,
+          relayAddedP50Ms: r3(relayed.p50Ms - direct.p50Ms), overRelayP50Ms: r3(gateway.p50Ms - relayed.p50Ms), overRelayMeanMs: r3(gateway.meanMs - relayed.meanMs),
           addedP50Ms: r3(gateway.p50Ms - direct.p50Ms), addedP99Ms: r3(gateway.p99Ms - direct.p99Ms), addedMeanMs: r3(gateway.meanMs - direct.meanMs),
           ratioP50: r3(gateway.p50Ms / direct.p50Ms), ratioP99: r3(gateway.p99Ms / direct.p99Ms), ratioMean: r3(gateway.meanMs / direct.meanMs),
-          errors: { direct: of('direct').filter((s) => !s.ok).length, gateway: of('gateway').filter((s) => !s.ok).length },
+          errors: { direct: of('direct').filter((s) => !s.ok).length, relay: of('relay').filter((s) => !s.ok).length, gateway: of('gateway').filter((s) => !s.ok).length },
           firstError,
-          landed: { direct: 0, gateway: 0 },
+          landed: { direct: 0, relay: 0, gateway: 0 },
           gatewayActivity: {
             accepted, upstreamSends, rebroadcastSends: Math.max(0, upstreamSends - accepted * upstreams),
             confirmed: after.confirmed - before.confirmed, expired: after.expired - before.expired,
           },
           loadAvg: Number(loadavg()[0].toFixed(2)),
         };
-        log(`sender: ${label}: direct p50 ${fmt(direct.p50Ms)} / p99 ${fmt(direct.p99Ms)} ms, /fast p50 ${fmt(gateway.p50Ms)} / p99 ${fmt(gateway.p99Ms)} ms (+${fmt(result.addedP50Ms)} / +${fmt(result.addedP99Ms)} ms), errors ${result.errors.direct}/${result.errors.gateway}, ${fmt(seconds)} s, load ${result.loadAvg}`);
+        log(`sender: ${label}: direct p50 ${fmt(direct.p50Ms)} / p99 ${fmt(direct.p99Ms)} ms, relay p50 ${fmt(relayed.p50Ms)} ms, /fast p50 ${fmt(gateway.p50Ms)} / p99 ${fmt(gateway.p99Ms)} ms (+${fmt(result.addedP50Ms)} / +${fmt(result.addedP99Ms)} ms), errors ${result.errors.direct}/${result.errors.gateway}, ${fmt(seconds)} s, load ${result.loadAvg}`);
         runs.push(result);
         return sent;
       } finally {
@@ -320,7 +346,7 @@ export async function run(argv: string[] = []): Promise<SenderResult> {
 
     // Every measured transaction should have landed (the last run's drain waited a few slots).
     for (let i = 0; i < runs.length; i++)
-      for (const p of ['direct', 'gateway'] as const)
+      for (const p of PATHS)
         runs[i].landed[p] = await countLanded(rpc, sentByRun[i].filter((s) => s.path === p && s.ok).map((s) => s.signature));
 
     const result: SenderResult = {
@@ -344,15 +370,17 @@ function printReport(r: SenderResult): void {
   const log = (s = '') => process.stdout.write(`${s}\n`);
   const c = r.config;
   const ms = (x: number) => `${fmt(x)} ms`;
-  log(`\n=== sender: ${fmt(c.txs)} tipped transactions per run (half per path, alternating), ${c.warmup} warm-up; localnet upstream (slot ${c.slotMs} ms) and solgate sender in child processes; keep-alive undici pools`);
+  log(`\n=== sender: ${fmt(c.txs)} tipped transactions per run (a third per path, rotating), ${c.warmup} warm-up; localnet upstream (slot ${c.slotMs} ms) and solgate sender in child processes; keep-alive undici pools`);
   log(`    machine: ${r.machine.cpus} × ${r.machine.cpuModel}, ${r.machine.memGB} GB; node ${r.machine.node}; load average at the end: ${r.loadAvg.join(' / ')}\n`);
-  log(table(['run', 'n/path', 'direct p50', 'direct p99', 'direct mean', '/fast p50', '/fast p99', '/fast mean', 'added p50', 'added p99', '× p50', '× p99', '× mean', 'errors d/g', 'landed d/g', 'load avg'],
-    r.runs.map((x) => [x.label, `${x.direct.n}/${x.gateway.n}`, ms(x.direct.p50Ms), ms(x.direct.p99Ms), ms(x.direct.meanMs), ms(x.gateway.p50Ms), ms(x.gateway.p99Ms), ms(x.gateway.meanMs),
-      ms(x.addedP50Ms), ms(x.addedP99Ms), `${fmt(x.ratioP50)}×`, `${fmt(x.ratioP99)}×`, `${fmt(x.ratioMean)}×`, `${x.errors.direct}/${x.errors.gateway}`, `${x.landed.direct}/${x.landed.gateway}`, x.loadAvg])));
+  log(table(['run', 'n d/r/g', 'direct p50', 'direct p99', 'relay p50', '/fast p50', '/fast p99', 'added p50', 'added p99', '× p50', '× mean', 'relay added p50', '/fast − relay p50 / mean', 'errors d/r/g', 'landed d/r/g', 'load avg'],
+    r.runs.map((x) => [x.label, `${x.direct.n}/${x.relay.n}/${x.gateway.n}`, ms(x.direct.p50Ms), ms(x.direct.p99Ms), ms(x.relay.p50Ms), ms(x.gateway.p50Ms), ms(x.gateway.p99Ms),
+      ms(x.addedP50Ms), ms(x.addedP99Ms), `${fmt(x.ratioP50)}×`, `${fmt(x.ratioMean)}×`, ms(x.relayAddedP50Ms), `${ms(x.overRelayP50Ms)} / ${ms(x.overRelayMeanMs)}`,
+      PATHS.map((p) => x.errors[p]).join('/'), PATHS.map((p) => x.landed[p]).join('/'), x.loadAvg])));
+  log('  relay = a bare node:http process POSTing each body unchanged to the localnet (bench/gen/relay-server.ts): the floor of any gateway in a process of its own');
   log('\nGateway background work for each timed run, until its transactions were confirmed (from its /metrics): after answering, it follows each accepted transaction');
   log(`(getSignatureStatuses every ${c.rebroadcastMs} ms, isBlockhashValid, and sends it again while unconfirmed) — upstream load the direct path does not cause:`);
   log(table(['run', 'accepted', 'upstream sends', 'of which rebroadcasts', 'confirmed (followed)', 'expired', 'timed seconds'],
     r.runs.map((x) => [x.label, x.gatewayActivity.accepted, x.gatewayActivity.upstreamSends, x.gatewayActivity.rebroadcastSends, x.gatewayActivity.confirmed, x.gatewayActivity.expired, `${fmt(x.seconds)} s`])));
   for (const x of r.runs)
-    for (const p of ['direct', 'gateway'] as const) if (x.firstError[p]) log(`  ${x.label}: first ${p} error: ${x.firstError[p]}`);
+    for (const p of PATHS) if (x.firstError[p]) log(`  ${x.label}: first ${p} error: ${x.firstError[p]}`);
 }
