@@ -19,7 +19,8 @@
  * on this machine whatever runs in it.
  * Requests go over undici keep-alive pools from this process; a request's latency is send → the whole answer read.
  * An answer counts as an error unless it is HTTP 200 with the transaction's signature as its result. Every run starts
- * with an untimed warm-up (--warmup transactions, alternating too).
+ * with an untimed warm-up (--warmup transactions, rotating too; 600 by default: with 40, the processes answered
+ * the timed requests before V8 had optimised their request paths, and every path measured slower, docs/benchmarks.md#sender-relay).
  *
  * Runs: sequential (one request in flight) through the 1-upstream gateway and through the 2-upstream gateway, then
  * --concurrency requests in flight (default 8; 1 skips it) through the 1-upstream gateway. After the runs, every
@@ -29,7 +30,7 @@
  * interval, isBlockhashValid per blockhash, and sends it again while unconfirmed) — upstream load the direct path
  * does not cause. The run reports those background calls from the gateway's metrics.
  *
- *   npm run bench -- sender [--txs 750] [--concurrency 8] [--warmup 40] [--slot-ms 400]
+ *   npm run bench -- sender [--txs 750] [--concurrency 8] [--warmup 600] [--slot-ms 400]
  */
 import { fork } from 'node:child_process';
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -257,7 +258,7 @@ export async function run(argv: string[] = []): Promise<SenderResult> {
   const config = {
     txs: Math.max(3, Math.round(numberFlag(flags, 'txs', 750))),
     concurrency: Math.max(1, Math.round(numberFlag(flags, 'concurrency', 8))),
-    warmup: Math.round(numberFlag(flags, 'warmup', 40)),
+    warmup: Math.round(numberFlag(flags, 'warmup', 600)),
     slotMs: Math.max(10, numberFlag(flags, 'slot-ms', 400)),
     rebroadcastMs: 2000,
   };
