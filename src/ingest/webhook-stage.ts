@@ -9,7 +9,7 @@
 import type { Logger } from 'pino';
 import type { Db } from '../store/db.js';
 import type { Statement } from '../store/bulk.js';
-import { outboxStatements, subscriptionsFor } from '../store/webhook-events.js';
+import { anyActiveWebhook, outboxStatements, subscriptionsFor } from '../store/webhook-events.js';
 import { classifyTransaction, type ClassifyContext } from '../enhanced/classify.js';
 import type { Matches } from '../core/webhook-types.js';
 import { matchTransactions, watchedAddresses } from '../webhooks/match.js';
@@ -37,6 +37,8 @@ export interface WebhookStageOptions {
 export function createWebhookStage(db: Db, opts: WebhookStageOptions = {}): WebhookStage {
   return {
     async prepare(parsed, ctx, onlyWebhook) {
+      // Without an active webhook nothing matches: the batch's addresses (about 8,000 per mainnet block) are not gathered.
+      if (!(await anyActiveWebhook(db))) return { events: [], payloads: [] };
       const addresses = new Set<string>();
       for (const p of parsed) if (!p.tx.isVote) for (const a of watchedAddresses(p.tx)) addresses.add(a);
       const subs = await subscriptionsFor(db, [...addresses]);

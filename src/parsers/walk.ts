@@ -20,7 +20,20 @@ import type { IxPath, TracedInstruction } from './events.js';
  *    `accounts: []` and `unresolved` set, so the registry can record `parse.failed` for known programs;
  *  - inner-instruction groups whose `index` names no outer instruction are dropped.
  */
-export function walkTransaction(tx: NormalizedTx): TracedInstruction[] {
+export function walkTransaction(tx: NormalizedTx): readonly TracedInstruction[] {
+  let out = walked.get(tx);
+  if (!out) walked.set(tx, (out = walk(tx)));
+  return out;
+}
+
+/**
+ * Walks already made, by transaction: the ingester's parsers, classifier and Bubblegum pass each walk the same
+ * transaction (two to four walks of each otherwise). A transaction is not changed once normalised, and the list is
+ * read-only to its callers.
+ */
+const walked = new WeakMap<NormalizedTx, readonly TracedInstruction[]>();
+
+function walk(tx: NormalizedTx): TracedInstruction[] {
   const innerByOuter = new Map<number, CompiledInstruction[]>();
   for (const group of [...tx.innerInstructions].sort((a, b) => a.index - b.index)) {
     const list = innerByOuter.get(group.index);

@@ -21,12 +21,15 @@ import type { Matches, Subscription, TxnStatus, WebhookType } from '../core/webh
 /** NOTIFY channel of newly queued events (a hint that wakes idle workers in every process; they also poll). */
 export const WEBHOOK_EVENTS_CHANNEL = 'solgate_webhook_events';
 
-/** Active webhooks watching any of `addresses`, by address (empty map when no webhook is active at all). */
+/** Whether any webhook is active (a batch's addresses need not be gathered otherwise). */
+export async function anyActiveWebhook(q: Queryable): Promise<boolean> {
+  return (await q.query('SELECT 1 FROM webhooks WHERE active LIMIT 1')).rows.length > 0;
+}
+
+/** Active webhooks watching any of `addresses`, by address. */
 export async function subscriptionsFor(q: Queryable, addresses: readonly string[]): Promise<Map<string, Subscription[]>> {
   const out = new Map<string, Subscription[]>();
   if (!addresses.length) return out;
-  const any = await q.query('SELECT 1 FROM webhooks WHERE active LIMIT 1');
-  if (!any.rows.length) return out;
   const { rows } = await q.query<{ address: string; id: string; webhook_type: WebhookType; transaction_types: string[]; txn_status: TxnStatus }>(
     `SELECT a.address, w.id::text AS id, w.webhook_type, w.transaction_types, w.txn_status
        FROM webhook_addresses a JOIN webhooks w ON w.id = a.webhook_id
