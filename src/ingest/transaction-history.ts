@@ -7,7 +7,8 @@
  */
 import type { NormalizedTx } from '../core/model.js';
 import type { Db } from '../store/db.js';
-import { addressTransactionsPage, getCheckpoint, transactionPosition } from '../store/chain.js';
+import { getCheckpoint } from '../store/chain.js';
+import { addressTransactionsPage, transactionPosition } from '../store/chain-reads.js';
 import { getIndexOrigin } from '../store/coverage.js';
 import { getBackfills } from '../store/backfill.js';
 import { retainedFrom } from '../store/partitions.js';

@@ -7,7 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listMigrations, migrate } from '../../src/store/migrate.js';
-import { queryHistory, writeAddressLinks } from '../../src/store/chain.js';
+import { writeAddressLinks } from '../../src/store/chain.js';
+import { queryHistory } from '../../src/store/chain-reads.js';
 import { unknownTxIndex } from '../../src/core/tx-position.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 

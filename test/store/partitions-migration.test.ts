@@ -6,7 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listMigrations, migrate, splitSql } from '../../src/store/migrate.js';
-import { getTxPosition, queryHistory, writeAddressLinks, writeTransactions } from '../../src/store/chain.js';
+import { writeAddressLinks, writeTransactions } from '../../src/store/chain.js';
+import { getTxPosition, queryHistory } from '../../src/store/chain-reads.js';
 import { createPartitionsAhead, family, listPartitions } from '../../src/store/partitions.js';
 import { createTestDb, tableDigests, type TestDb } from '../helpers/db.js';
 

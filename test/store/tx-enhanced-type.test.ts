@@ -3,7 +3,8 @@
  * copy on `address_transactions`, and the history filter reading it through the partial type index.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { queryHistory, writeAddressLinks, writeTransactions } from '../../src/store/chain.js';
+import { writeAddressLinks, writeTransactions } from '../../src/store/chain.js';
+import { queryHistory } from '../../src/store/chain-reads.js';
 import type { AddressLinkRow, TxRow } from '../../src/store/block-update.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 

@@ -22,7 +22,7 @@ import type { FastifyInstance } from 'fastify';
 import { SolgateError } from '../../core/errors.js';
 import { isAddress, isSignature } from '../../core/encoding.js';
 import { COVERAGE_HEADER, coverageHeaderValue } from '../../core/coverage.js';
-import { addressTransactionsPage, transactionPosition } from '../../store/chain.js';
+import { addressTransactionsPage, transactionPosition } from '../../store/chain-reads.js';
 import { classifyTransaction } from '../../enhanced/classify.js';
 import type { EnhancedTransaction } from '../../enhanced/types.js';
 import { parseTransaction } from '../../parsers/registry.js';

@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { SolgateError } from '../../../core/errors.js';
 import { isSignature, uiAmount } from '../../../core/encoding.js';
 import { NATIVE_DECIMALS } from '../../../core/programs.js';
-import { getTxPosition, queryHistory } from '../../../store/chain.js';
+import { getTxPosition, queryHistory } from '../../../store/chain-reads.js';
 import type { ApiDeps } from '../../deps.js';
 import { limitSchema, minContextSlotSchema, readableSlot, walletParam, reportCoverage, walletParamsSchema } from './common.js';
 

@@ -13,7 +13,8 @@
  */
 import { isAddress, isSignature } from '../../../core/encoding.js';
 import { isInfrastructureAddress } from '../../../core/infrastructure.js';
-import { addressTransactionsPage, getCheckpoint, transactionPosition, type AddressTxRow } from '../../../store/chain.js';
+import { getCheckpoint } from '../../../store/chain.js';
+import { addressTransactionsPage, transactionPosition, type AddressTxRow } from '../../../store/chain-reads.js';
 import { getIndexOrigin } from '../../../store/coverage.js';
 import { getBackfills } from '../../../store/backfill.js';
 import { retainedFrom } from '../../../store/partitions.js';

@@ -13,7 +13,7 @@
  */
 import { SolgateError } from '../../../core/errors.js';
 import { isAddress } from '../../../core/encoding.js';
-import { addressTransactionsPage, type AddressTxQuery } from '../../../store/chain.js';
+import { addressTransactionsPage, type AddressTxQuery } from '../../../store/chain-reads.js';
 import type { RpcMethod } from '../method.js';
 import { listParams } from '../params-schema.js';
 

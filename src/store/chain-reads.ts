@@ -1,0 +1,188 @@
+/**
+ * Reads of the chain tables (transactions and their address links): a wallet's history, the address transaction
+ * pages of getSignaturesForAddress / getTransactionsForAddress, transaction positions and written addresses. The
+ * writes are in ./chain.ts.
+ */
+import type { Queryable } from './db.js';
+import type { BalanceChange } from './block-update.js';
+
+export interface TxPosition {
+  slot: number;
+  txIndex: number;
+  signature: string;
+}
+
+/** Where a transaction of the index sits, as a history cursor; null when the index does not hold it. */
+export async function getTxPosition(q: Queryable, signature: string): Promise<TxPosition | null> {
+  const p = await transactionPosition(q, signature);
+  return p && { slot: p.slot, txIndex: p.index, signature };
+}
+
+export interface HistoryRow {
+  signature: string;
+  slot: number;
+  txIndex: number;
+  blockTime: number | null;
+  fee: number | null;
+  feePayer: string;
+  err: unknown | null;
+  changes: BalanceChange[];
+}
+
+export interface HistoryQuery {
+  address: string;
+  /** Highest relation included: 1 = direct only, 2 = + balance-changed token accounts, 3 = + any token account. */
+  maxRelation: 1 | 2 | 3;
+  limit: number;
+  /** Exclusive keyset bound; with `ascending` false rows strictly older than it, else strictly newer. */
+  from: TxPosition | null;
+  ascending: boolean;
+  /** Reads never go past the checkpoint. */
+  maxSlot: number;
+  /**
+   * Only transactions of this enhanced type (never `UNKNOWN`: the type index leaves it out). Transactions indexed
+   * before types were stored have none and never match.
+   */
+  type?: string;
+}
+
+/** One page of a wallet's transactions, newest first (or oldest first when `ascending`), keyset-paginated. */
+export async function queryHistory(q: Queryable, h: HistoryQuery): Promise<HistoryRow[]> {
+  const params: unknown[] = [h.address, h.maxRelation, h.maxSlot, h.limit];
+  let bound = '';
+  if (h.from) {
+    params.push(h.from.slot, h.from.txIndex);
+    bound = `AND (a.slot, a.tx_index) ${h.ascending ? '>' : '<'} ($5, $6)`;
+  }
+  let typed = '';
+  if (h.type !== undefined) {
+    if (h.type === 'UNKNOWN') throw new Error('queryHistory: UNKNOWN is not a type filter');
+    params.push(h.type);
+    // The literal predicate matches the partial index address_transactions_type_idx (migration 015).
+    typed = `AND a.enhanced_type = $${params.length} AND a.enhanced_type <> 'UNKNOWN'`;
+  }
+  const dir = h.ascending ? 'ASC' : 'DESC';
+  const { rows } = await q.query<{
+    signature: string; slot: number; tx_index: number; block_time: number | null; fee: number | null;
+    fee_payer: string; err: unknown; changes: BalanceChange[] | null;
+  }>(
+    `SELECT t.signature, a.slot, a.tx_index, t.block_time, t.fee, t.fee_payer, t.err, a.changes
+       FROM address_transactions a JOIN transactions t ON t.slot = a.slot AND t.tx_index = a.tx_index
+      WHERE a.address = $1 AND a.relation <= $2 AND a.slot <= $3 ${bound} ${typed}
+      ORDER BY a.slot ${dir}, a.tx_index ${dir}
+      LIMIT $4`,
+    params,
+  );
+  return rows.map((r) => ({
+    signature: r.signature,
+    slot: Number(r.slot),
+    txIndex: r.tx_index,
+    blockTime: r.block_time == null ? null : Number(r.block_time),
+    fee: r.fee == null ? null : Number(r.fee),
+    feePayer: r.fee_payer,
+    err: r.err ?? null,
+    changes: r.changes ?? [],
+  }));
+}
+
+type Range = Partial<Record<'gt' | 'gte' | 'lt' | 'lte' | 'eq', number | string>>;
+
+/** A page of `getTransactionsForAddress` (src/api/rpc/methods/getTransactionsForAddress.ts). */
+export interface AddressTxQuery {
+  address: string;
+  desc: boolean;
+  limit: number;
+  /** Continue after this (slot, position) in the listing direction. */
+  after?: { slot: number; index: number };
+  slot?: Range;
+  blockTime?: Range;
+  signature?: Range;
+  status: 'succeeded' | 'failed' | 'any';
+  /** address_transactions relations to include (1 direct, 2 balance of an owned token account changed, 3 touched). */
+  relations: number[];
+  /** Only these enhanced types (the classification stored with the row). */
+  types?: string[];
+}
+
+export interface AddressTxRow {
+  signature: string;
+  slot: number;
+  txIndex: number;
+  blockTime: number | null;
+  err: unknown;
+  /** agave's memo string; null when none; '' when not known (indexed before migration 028). */
+  memo: string | null;
+}
+
+const OPS = { gt: '>', gte: '>=', lt: '<', lte: '<=', eq: '=' } as const;
+
+/** One page of an address's transactions by the extension's filters; `more` when rows follow it. */
+export async function addressTransactionsPage(q: Queryable, x: AddressTxQuery): Promise<{ rows: AddressTxRow[]; more: boolean }> {
+  const params: unknown[] = [x.address, x.relations];
+  const where = ['a.address = $1', 'a.relation = ANY($2::smallint[])'];
+  const add = (col: string, r: Range | undefined, cast: string) => {
+    for (const [k, v] of Object.entries(r ?? {})) {
+      params.push(v);
+      where.push(`${col} ${OPS[k as keyof typeof OPS]} $${params.length}::${cast}`);
+    }
+  };
+  add('a.slot', x.slot, 'int8');
+  add('t.block_time', x.blockTime, 'int8');
+  add('t.signature', x.signature, 'text');
+  if (x.types?.length) {
+    params.push(x.types);
+    where.push(`a.enhanced_type = ANY($${params.length}::text[])`);
+  }
+  if (x.status === 'succeeded') where.push('t.err IS NULL');
+  if (x.status === 'failed') where.push('t.err IS NOT NULL');
+  if (x.after) {
+    params.push(x.after.slot, x.after.index);
+    where.push(`(a.slot, a.tx_index) ${x.desc ? '<' : '>'} ($${params.length - 1}::int8, $${params.length}::int4)`);
+  }
+  params.push(x.limit + 1);
+  const dir = x.desc ? 'DESC' : 'ASC';
+  const { rows } = await q.query<{ signature: string; slot: string | number; tx_index: number; block_time: string | number | null; err: unknown; memo: string | null }>(
+    `SELECT t.signature, a.slot, a.tx_index, t.block_time, t.err, t.memo
+       FROM address_transactions a JOIN transactions t ON t.slot = a.slot AND t.tx_index = a.tx_index
+      WHERE ${where.join(' AND ')}
+      ORDER BY a.slot ${dir}, a.tx_index ${dir}
+      LIMIT $${params.length}`,
+    params,
+  );
+  const more = rows.length > x.limit;
+  return {
+    more,
+    rows: rows.slice(0, x.limit).map((r) => ({
+      signature: r.signature, slot: Number(r.slot), txIndex: r.tx_index, blockTime: r.block_time == null ? null : Number(r.block_time), err: r.err ?? null,
+      memo: r.memo,
+    })),
+  };
+}
+
+/** Where a transaction of the index sits (slot, position), or null when the index does not hold it. */
+export async function transactionPosition(q: Queryable, signature: string): Promise<{ slot: number; index: number } | null> {
+  const { rows } = await q.query<{ slot: string | number; tx_index: number }>('SELECT slot, tx_index FROM transactions WHERE signature = $1 ORDER BY slot DESC LIMIT 1', [signature]);
+  return rows.length ? { slot: Number(rows[0].slot), index: rows[0].tx_index } : null;
+}
+
+/** Addresses per query of `writtenBetween`. */
+const WRITTEN_BATCH = 5000;
+
+/**
+ * Which of `addresses` an indexed transaction of slots `from`..`to` wrote: a direct link (relation 1) whose written
+ * flag is not false (NULL — rows from before migration 027, records without a header — counts as written). One
+ * query per WRITTEN_BATCH addresses, each an EXISTS probe of the primary key's (address, slot) prefix.
+ */
+export async function writtenBetween(q: Queryable, addresses: readonly string[], from: number, to: number): Promise<Set<string>> {
+  const out = new Set<string>();
+  for (let i = 0; i < addresses.length; i += WRITTEN_BATCH) {
+    const { rows } = await q.query<{ address: string }>(
+      `SELECT k.address FROM unnest($1::text[]) AS k(address)
+        WHERE EXISTS (SELECT 1 FROM address_transactions a
+                       WHERE a.address = k.address AND a.slot >= $2 AND a.slot <= $3 AND a.relation = 1 AND a.writable IS NOT FALSE)`,
+      [addresses.slice(i, i + WRITTEN_BATCH), from, to],
+    );
+    for (const r of rows) out.add(r.address);
+  }
+  return out;
+}
