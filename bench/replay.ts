@@ -19,8 +19,9 @@
  *   parse + fold (no database), and the SQL write of `ingester.ingestBlocks` (into a second throwaway database,
  *   every statement timed).
  *
- * After the CLI run it reports the bytes on disk per table and index per non-vote transaction and their projection
- * at mainnet's rate (bench/lib/storage.ts).
+ * The CLI run's CPU is reported with PostgreSQL's, and by thread (read from /proc every 50 ms: the ingesting main
+ * thread, the decoding workers, V8's collector and compiler helpers). After the CLI run it reports the bytes on disk
+ * per table and index per non-vote transaction and their projection at mainnet's rate (bench/lib/storage.ts).
  *
  *   npm run bench -- replay [--copies 100] [--batch 8] [--no-split] [--cpu-prof DIR] [--root DIR] [--baseline-root DIR]
  */
@@ -42,7 +43,7 @@ import { countRows, createBenchDb } from './lib/db.js';
 import { fmt, REPO_ROOT, table, writeResult } from './lib/report.js';
 import { measureStorage, storageRows, type StorageReport } from './lib/storage.js';
 import { timeDb } from './lib/timed-db.js';
-import { cpuSeconds, endedChildrenSeconds, readCpu } from './lib/proc-cpu.js';
+import { cpuSeconds, endedChildrenSeconds, readCpu, sampleThreads } from './lib/proc-cpu.js';
 
 export const description = 'solgate replay of N copies of a real mainnet block → PostgreSQL; non-vote tx/s vs mainnet (≈1,050/s)';
 /** Builds tens of MB of files and several databases: run it by name. */
@@ -61,6 +62,8 @@ const TABLES = [
 interface CliCpu {
   cliS: number;
   postgresS: number;
+  /** The CLI's CPU seconds by thread name (sampled from /proc every 50 ms; empty where /proc is missing). */
+  byThread: [string, number][];
 }
 
 interface CliRun {
@@ -132,6 +135,7 @@ function runCli(root: string, dir: string, url: string, cpuProf?: string): Promi
       env: { ...process.env, DATABASE_URL: url, SOLANA_RPC_URL: '', LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    const threads = proc.pid === undefined ? null : sampleThreads(proc.pid);
     let out = '';
     let err = '';
     proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -139,10 +143,11 @@ function runCli(root: string, dir: string, url: string, cpuProf?: string): Promi
     proc.on('error', reject);
     proc.on('exit', (code) => {
       const ms = performance.now() - t0;
+      const byThread = threads?.stop() ?? [];
       if (code !== 0) reject(new Error(`replay bench: solgate replay exited with ${code}\n${err.slice(-4000)}`));
       else {
         // The CLI's CPU (its threads and the decode workers: the ended child's user + system time) and PostgreSQL's.
-        const cpu = { cliS: endedChildrenSeconds() - childBefore, postgresS: cpuSeconds(cpuBefore, readCpu(), { postgres: true }) };
+        const cpu = { cliS: endedChildrenSeconds() - childBefore, postgresS: cpuSeconds(cpuBefore, readCpu(), { postgres: true }), byThread };
         resolve({ ms, stdout: out.trim(), cpu });
       }
     });
@@ -339,6 +344,8 @@ function printReport(r: ReplayBenchResult): void {
   log(table(['stage', 'time', 'non-vote tx/s', '× mainnet', 'share'], rows));
   const cpu = (c: CliCpu) => `CLI ${fmt(c.cliS)} s, PostgreSQL ${fmt(c.postgresS)} s (${Math.round((1000 * (c.cliS + c.postgresS)) / r.config.copies)} ms per block)`;
   log(`\nCPU of the CLI run (user + system): ${cpu(r.cli.fullCpu)}${r.baseline ? `; baseline's ${cpu(r.baseline.cpu)}` : ''}`);
+  const threads = (c: CliCpu) => c.byThread.filter(([, sec]) => sec >= 0.05).map(([name, sec]) => `${name} ${fmt(sec)} s`).join(', ');
+  if (r.cli.fullCpu.byThread.length) log(`  by thread (sampled every 50 ms; MainThread ingests, replay-decode reads and decodes files, V8Worker is V8's collector and compiler helpers): ${threads(r.cli.fullCpu)}${r.baseline?.cpu.byThread.length ? `; baseline's ${threads(r.baseline.cpu)}` : ''}`);
   if (r.statements.length) {
     log('\nSQL statements of the in-process split:');
     log(table(['statement', 'calls', 'total ms', 'ms/call'], r.statements.map((s) => [s.label, s.calls, s.ms, s.ms / s.calls])));

@@ -68,3 +68,42 @@ export function endedChildrenSeconds(): number {
     return Number.NaN;
   }
 }
+
+/**
+ * CPU seconds of one process's threads, by thread name (`/proc/<pid>/task/<tid>/comm`: Node.js names its main thread
+ * `MainThread` and a worker thread by its `name` option; V8's helpers are `V8Worker`, libuv's pool `libuv-worker`),
+ * read every `everyMs` while the process runs: a thread's ticks are its last reading, so a thread that ends between
+ * two readings loses at most one interval. `stop()` takes a last reading and returns the totals, largest first.
+ */
+export function sampleThreads(pid: number, everyMs = 50): { stop(): [string, number][] } {
+  const last = new Map<string, { name: string; ticks: number }>();
+  const read = () => {
+    let tids: string[];
+    try {
+      tids = readdirSync(`/proc/${pid}/task`);
+    } catch {
+      return;
+    }
+    for (const tid of tids) {
+      try {
+        const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+        const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+        last.set(tid, { name, ticks: Number(f[11]) + Number(f[12]) });
+      } catch {
+        // the thread ended meanwhile
+      }
+    }
+  };
+  read();
+  const timer = setInterval(read, everyMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      read();
+      const byName = new Map<string, number>();
+      for (const { name, ticks } of last.values()) byName.set(name, (byName.get(name) ?? 0) + ticks / TICKS_PER_SECOND);
+      return [...byName].sort((a, b) => b[1] - a[1]);
+    },
+  };
+}
