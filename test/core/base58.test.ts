@@ -96,13 +96,14 @@ describe('base58 codec', () => {
       // Seen as a key first (cached on encoding) or only as text.
       if (i % 2 === 0) expect(bytesToBase58(key)).toBe(text);
       expect(isAddress(text)).toBe(true);
+      // Again, now from the cache.
       expect(isAddress(text)).toBe(true);
       // Same last characters, one character changed before them: an address or not by its own bytes, not by the cache.
       // Longer and shorter text with the same ending, too.
       for (const other of [(text[0] === 'z' ? 'y' : 'z') + text.slice(1), `z${text}`, `2${text}`, text.slice(1)])
         expect(isAddress(other)).toBe(bs58.decode(other).length === 32);
     }
-    // The largest 44-character value above 2^256 - 1, and text with characters outside the alphabet.
+    // One above the largest 32-byte value (2^256 - 1, ending in …WxFG), that value itself, and a character outside the alphabet.
     expect(isAddress('JEKNVnkbo3jma5nREBBJCDoXFVeKkD56V3xKrvRmWxFH')).toBe(false);
     expect(isAddress('JEKNVnkbo3jma5nREBBJCDoXFVeKkD56V3xKrvRmWxFG')).toBe(true);
     expect(isAddress('0EKNVnkbo3jma5nREBBJCDoXFVeKkD56V3xKrvRmWxFG')).toBe(false);
