@@ -7,14 +7,14 @@
  *  - System transfers to the configured tip accounts add up to at least the minimum tip of the route (dual or
  *    `swqos_only`). Tip accounts must be static keys of the message (lookup-table entries are not resolved here).
  * Each failure is a `SenderRejection` with its own reason and message. The wire format (legacy / v0) is read in
- * place by `parseWire` (no codec objects, no base58 of keys that are only compared); signers' public keys are kept
- * as key objects for the next transactions of the same signer (`verifyEd25519`).
+ * place by `parseWire` (no codec objects, no base58 of keys that are only compared); signatures are verified by
+ * libsodium where it loads (src/core/ed25519.ts).
  */
-import { createPublicKey, verify, type KeyObject } from 'node:crypto';
 import { getBase58Encoder } from '../vendor/solana-kit.js';
 import { COMPUTE_BUDGET_PROGRAM_ADDRESS } from '../vendor/solana-program-compute-budget.js';
 import { SYSTEM_PROGRAM_ADDRESS } from '../vendor/solana-program-system.js';
 import { base58ToBytes, bytesToBase58 } from '../core/encoding.js';
+import { verifyEd25519 } from '../core/ed25519.js';
 
 /** Largest serialized transaction a validator accepts (PACKET_DATA_SIZE). */
 export const MAX_TRANSACTION_BYTES = 1232;
@@ -126,22 +126,6 @@ function parseWire(b: Uint8Array): WireTransaction {
   if (numSigners > keys.length) throw new WireError(`${numSigners} signers but ${keys.length} account keys`);
   for (const ix of instructions) if (ix.program >= keys.length) throw new WireError(`program index ${ix.program} out of range`);
   return { signatures, message: b.subarray(messageStart), numSigners, keys, recentBlockhash, instructions };
-}
-
-const SPKI_ED25519_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
-
-/** Signers' public keys as key objects (a signer usually sends more than once); cleared when full. */
-const publicKeys = new Map<string, KeyObject>();
-
-function verifyEd25519(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
-  const id = Buffer.from(publicKey.buffer, publicKey.byteOffset, publicKey.byteLength).toString('latin1');
-  let key = publicKeys.get(id);
-  if (!key) {
-    key = createPublicKey({ key: Buffer.concat([SPKI_ED25519_PREFIX, publicKey]), format: 'der', type: 'spki' });
-    if (publicKeys.size >= 4096) publicKeys.clear();
-    publicKeys.set(id, key);
-  }
-  return verify(null, message, key, signature);
 }
 
 const latin1 = (k: Uint8Array) => Buffer.from(k.buffer, k.byteOffset, k.byteLength).toString('latin1');
