@@ -3,11 +3,10 @@
  * (an optional dependency with prebuilt binaries for Linux, macOS and Windows on x64 and arm64) where it loads,
  * Node.js's own (OpenSSL) otherwise.
  *
- * Why two: libsodium verified a transaction signature in 41-44 µs where `crypto.verify` took 95 µs on the 2-core
- * development machine (docs/benchmarks.md#sender-sodium), and verification was most of the gateway's own work per
- * `POST /fast`. Both accept every signature the other accepts on ordinary keys; libsodium is the stricter on crafted
- * ones: it refuses public keys and `R` points of small order (any signature "verifies" against such a key), as the
- * validators' strict verification does, where OpenSSL accepts them.
+ * Why two: libsodium verified a transaction signature in 39-44 µs where `crypto.verify` took 93-95 µs on the 2-core
+ * development machine (docs/benchmarks.md#sender-sodium), about a third of the gateway's own work per
+ * `POST /fast`. Both accept the signatures of real transactions and refuse altered ones, unreduced scalars (a
+ * malleated `S + L`) and public keys of small order (test/core/ed25519.test.ts).
  */
 import { createPublicKey, verify, type KeyObject } from 'node:crypto';
 import { createRequire } from 'node:module';
