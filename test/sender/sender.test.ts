@@ -227,6 +227,22 @@ describe('Sender /fast', () => {
     }
   });
 
+  it('every path slower than the upstream deadline is a 504 -32003 at the deadline, not when they answer', async () => {
+    // The gateway's deadline is 2 s (upstreamTimeoutMs above); these answer after 3.5 s.
+    for (const u of [validator, validator2, engine]) u.mode = { delayMs: 3500 };
+    const pendingBefore = [validator, validator2, engine].map((u) => u.pending);
+    try {
+      const r = await send((await build([priority(), tip(200_000)])).base64);
+      expect(r.status).toBe(504);
+      expect(r.body.error).toMatchObject({ code: -32003, message: 'no upstream answered in time' });
+      expect(r.body.error.data.map((d: { kind: string }) => d.kind)).toEqual(['timeout', 'timeout', 'timeout']);
+      // None of the three had answered when the client got the error.
+      [validator, validator2, engine].forEach((u, i) => expect(u.pending).toBeGreaterThan(pendingBefore[i]));
+    } finally {
+      for (const u of [validator, validator2, engine]) u.mode = {};
+    }
+  });
+
   it('keeps rebroadcasting until the transaction is confirmed', async () => {
     const tx = await build([priority(), tip(200_000)]);
     expect((await send(tx.base64)).body.result).toBe(tx.signature);
