@@ -18,6 +18,16 @@ const DIGITS4 = 58 ** 4; // an encoding limb holds four base-58 digits
 const CHAR = Array.from(ALPHABET);
 
 /**
+ * Limbs for one conversion: a module-level array reused (conversions never overlap: each runs to its end without
+ * yielding), so the common short values (instruction data of a few bytes, keys, signatures) allocate only their
+ * result; only the limbs below the count in use are ever read. Long values get an array of their own.
+ */
+const SCRATCH = new Float64Array(256);
+function scratch(size: number): Float64Array {
+  return size <= SCRATCH.length ? SCRATCH : new Float64Array(size);
+}
+
+/**
  * The little-endian number in `limbs[0..used)` (each limb below `base`) times `mult` plus `add`, in place; returns
  * the new count of limbs. Every product stays below 2^53 for the bases and multipliers used here.
  */
@@ -43,7 +53,7 @@ export function decodeBase58(s: string): Uint8Array {
   while (zeros < n && s.charCodeAt(zeros) === 49 /* '1' */) zeros++;
   if (n - zeros >= LONG) return decodeLong(s, zeros);
   // Little-endian limbs of 24 bits; 58 < 2^5.86, so (n - zeros) characters need at most that many bits.
-  const limbs = new Float64Array(Math.ceil(((n - zeros) * 5.86) / 24) + 1);
+  const limbs = scratch(Math.ceil(((n - zeros) * 5.86) / 24) + 1);
   let used = 0;
   let i = zeros;
   while (i < n) {
@@ -117,7 +127,7 @@ export function encodeBase58(bytes: Uint8Array): string {
   let zeros = 0;
   while (zeros < n && bytes[zeros] === 0) zeros++;
   // Little-endian limbs of four base-58 digits; 256 < 58^1.366, so (n - zeros) bytes need at most that many digits.
-  const limbs = new Float64Array(Math.ceil(((n - zeros) * 1.366) / 4) + 1);
+  const limbs = scratch(Math.ceil(((n - zeros) * 1.366) / 4) + 1);
   let used = 0;
   let i = zeros;
   // The first group takes the bytes left over by a length that is not a multiple of three, so that every later

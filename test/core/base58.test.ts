@@ -57,6 +57,18 @@ describe('base58 codec', () => {
     }
   });
 
+  it('gives the same whatever came before: a long value, then short ones, alternating (the limbs are reused)', () => {
+    const all = samples();
+    const longFirst = [...all].reverse();
+    // Each short value right after a long one, so any limb a longer conversion left behind would show.
+    const alternating = all.flatMap((b, i) => [all[all.length - 1 - i], b]);
+    for (const b of [...longFirst, ...alternating]) {
+      const text = bs58.encode(b);
+      expect(encodeBase58(b)).toBe(text);
+      expect(Buffer.from(decodeBase58(text)).equals(Buffer.from(bs58.decode(text)))).toBe(true);
+    }
+  });
+
   it('decodes arbitrary texts (leading 1s included) as bs58 does', () => {
     const next = prng(7);
     for (let n = 0; n < 3200; n++) {
