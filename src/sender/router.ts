@@ -72,7 +72,8 @@ function upstreamClient(url: string, timeoutMs: number) {
   }
   /**
    * One call, answered within `timeoutMs` (a TimeoutError otherwise). The deadline is a timer raced with the exchange
-   * rather than an AbortSignal per request (whose timer and listeners cost ≈ 12 µs of CPU each); an exchange still
+   * rather than an AbortSignal per request (a signal and its listeners cost ≈ 12 µs of CPU each in the webhook worker's
+   * profile, src/net/guarded-request.ts; here the change was within the noise of `sender-hop`); an exchange still
    * running at the deadline ends by undici's own header and body timeouts.
    */
   async function call(method: string, params: unknown[]): Promise<RpcAnswer> {
