@@ -1,7 +1,7 @@
 /** Loading of the recorded mainnet transactions in test/fixtures/enhanced, with a check that they are authentic. */
-import { createPublicKey, verify } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { verifyOpenSsl } from '../../src/core/ed25519.js';
 import { base58ToBytes } from '../../src/core/encoding.js';
 import type { NormalizedTx } from '../../src/core/model.js';
 import { classifyTransaction, type ClassifyContext, type EnhancedTransaction } from '../../src/enhanced/index.js';
@@ -58,8 +58,7 @@ export function signaturesVerify(raw: RawJsonTx): boolean {
     const d = base58ToBytes(ix.data);
     bytes.push(ix.programIdIndex, ...shortvec(ix.accounts.length), ...ix.accounts, ...shortvec(d.length), ...d);
   }
-  return raw.transaction.signatures.every((s, i) => {
-    const spki = Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), Buffer.from(base58ToBytes(m.accountKeys[i]))]);
-    return verify(null, Buffer.from(bytes), createPublicKey({ key: spki, format: 'der', type: 'spki' }), Buffer.from(base58ToBytes(s)));
-  });
+  // OpenSSL's verification whichever the gateway uses: an oracle independent of libsodium.
+  const message = Uint8Array.from(bytes);
+  return raw.transaction.signatures.every((s, i) => verifyOpenSsl(base58ToBytes(m.accountKeys[i]), message, base58ToBytes(s)));
 }
