@@ -255,6 +255,14 @@ function unpacked(posted: PostedRecord, file: string): RecordItem {
   }
 }
 
+/**
+ * The documents of the file read last, kept until the next file's are parsed. V8 builds the hidden classes of parsed
+ * JSON objects anew once no object of them is left at a full collection, and code specialised to the old ones is
+ * then deoptimised and compiled again: without this, the token balance reader alone was compiled about 20 times per
+ * 100 mainnet blocks (docs/benchmarks.md#replay-fourteenth). It costs one file's parsed documents of memory.
+ */
+let lastDocs: unknown[] | null = null;
+
 /** Reads and classifies every record of one file. */
 export async function readRecords(file: string): Promise<RecordItem[]> {
   let bytes: Buffer;
@@ -267,6 +275,7 @@ export async function readRecords(file: string): Promise<RecordItem[]> {
   // decode (an eighth of a decoding worker's time on mainnet blocks). Any other byte takes the UTF-8 decode.
   const text = isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
   const docs = parseJsonDocuments(text, `replay: ${file}`);
+  lastDocs = docs;
   const records = docs.length === 1 && Array.isArray(docs[0]) ? docs[0] : docs;
   return records.map((r, i) => {
     const where = records.length === 1 ? file : `${file} (record ${i})`;
