@@ -19,11 +19,14 @@
  *   parse + fold (no database), and the SQL write of `ingester.ingestBlocks` (into a second throwaway database,
  *   every statement timed).
  *
+ * With --baseline-root DIR, another checkout's CLI replays the same files into a database of its own; with --pairs N as
+ * well, the two alternate in A-B-B-A order over 2N runs and each pair's time ratio is reported.
+ *
  * The CLI run's CPU is reported with PostgreSQL's, and by thread (read from /proc every 50 ms: the ingesting main
  * thread, the decoding workers, V8's collector and compiler helpers). After the CLI run it reports the bytes on disk
  * per table and index per non-vote transaction and their projection at mainnet's rate (bench/lib/storage.ts).
  *
- *   npm run bench -- replay [--copies 100] [--batch 8] [--no-split] [--cpu-prof DIR] [--root DIR] [--baseline-root DIR]
+ *   npm run bench -- replay [--copies 100] [--batch 8] [--no-split] [--cpu-prof DIR] [--root DIR] [--baseline-root DIR] [--pairs N]
  */
 import { spawn, type SpawnOptions } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -38,6 +41,7 @@ import { parseJsonLossless } from '../src/sources/json.js';
 import { parseTransaction } from '../src/parsers/registry.js';
 import { normalizeRpcBlock } from '../src/sources/normalize-rpc.js';
 import { mergeUpdates } from '../src/store/write-block.js';
+import { alternationOf, type Alternation } from './lib/alternation.js';
 import { numberFlag, parseFlags } from './lib/args.js';
 import { countRows, createBenchDb } from './lib/db.js';
 import { fmt, REPO_ROOT, table, writeResult } from './lib/report.js';
@@ -85,6 +89,8 @@ export interface ReplayBenchResult {
   cli: { root: string; full: Stage; fullCpu: CliCpu; oneCopy: { ms: number }; rereplay: { ms: number }; fullMinusStart: Stage };
   /** The same files through another checkout's CLI (--baseline-root). */
   baseline: null | { root: string; full: Stage; cpu: CliCpu; rows: Record<string, number> };
+  /** With --pairs N (N > 1) and --baseline-root: every run's wall time in A-B-B-A order and the pairs' time ratios. */
+  alternation: Alternation | null;
   split: null | { readJson: Stage; normalize: Stage; parseFold: Stage; sqlWrite: Stage; inProcessTotal: Stage };
   statements: { label: string; calls: number; ms: number }[];
   rows: Record<string, number>;
@@ -184,6 +190,7 @@ export async function run(argv: string[] = []): Promise<ReplayBenchResult> {
   const flags = parseFlags(argv);
   const copies = Math.max(1, Math.floor(numberFlag(flags, 'copies', 100)));
   const batch = Math.max(1, Math.floor(numberFlag(flags, 'batch', 8)));
+  const pairs = Math.max(1, Math.floor(numberFlag(flags, 'pairs', 1)));
   const cpuProf = typeof flags['cpu-prof'] === 'string' ? flags['cpu-prof'] : undefined;
   // Which checkout's CLI replays (default this one), and optionally another one's on the same files in the same run
   // (e.g. a `git archive` of the commit before a change, with node_modules linked): a same-run before/after.
@@ -234,16 +241,31 @@ export async function run(argv: string[] = []): Promise<ReplayBenchResult> {
     log(`replay: CLI again on the same files (no-op): ${fmt(again.ms / 1000)} s`);
     if (JSON.stringify(rowsAfterRereplay) !== JSON.stringify(rows)) log('replay: WARNING row counts changed on re-replay');
 
-    // 4b. The baseline checkout's CLI on the same files, into a database of its own.
+    // 4b. The baseline checkout's CLI on the same files, each run into a database of its own. With --pairs N, 2N runs
+    // in A-B-B-A order (run 1 is the figure above): which checkout goes first alternates, so neither gains from its
+    // place (the database server's checkpoints, caches and the machine's drift).
     let baseline: ReplayBenchResult['baseline'] = null;
+    let alternation: ReplayBenchResult['alternation'] = null;
     if (baselineRoot) {
-      const bdb = await cliDb(baselineRoot);
-      dbs.push(bdb);
-      const b = await runCli(baselineRoot, dir, bdb.url as string);
-      const bRows = await countRows(bdb.db, TABLES);
-      log(`replay: baseline CLI (${baselineRoot}), ${copies} copies: ${fmt(b.ms / 1000)} s`);
-      if (JSON.stringify(bRows) !== JSON.stringify(rows)) log(`replay: NOTE row counts differ from the baseline's: ${JSON.stringify(bRows)}`);
-      baseline = { root: baselineRoot, full: stage(b.ms, nonVote), cpu: b.cpu, rows: bRows };
+      const runs: { which: 'this' | 'baseline'; ms: number }[] = [{ which: 'this', ms: full.ms }];
+      for (let k = 1; k < 2 * pairs; k++) {
+        const which = k % 4 === 0 || k % 4 === 3 ? 'this' : 'baseline';
+        const r = which === 'this' ? root : baselineRoot;
+        const d = await cliDb(r);
+        try {
+          const run = await runCli(r, dir, d.url as string);
+          runs.push({ which, ms: run.ms });
+          log(`replay: ${which === 'this' ? 'this' : `baseline (${baselineRoot})`} CLI, ${copies} copies, run ${k + 1} of ${2 * pairs}: ${fmt(run.ms / 1000)} s`);
+          if (which === 'baseline' && baseline === null) {
+            const bRows = await countRows(d.db, TABLES);
+            if (JSON.stringify(bRows) !== JSON.stringify(rows)) log(`replay: NOTE row counts differ from the baseline's: ${JSON.stringify(bRows)}`);
+            baseline = { root: baselineRoot, full: stage(run.ms, nonVote), cpu: run.cpu, rows: bRows };
+          }
+        } finally {
+          await d.drop().catch(() => {});
+        }
+      }
+      if (pairs > 1) alternation = alternationOf(runs);
     }
 
     // 5. In-process split of the same work, one stage at a time on this thread.
@@ -297,6 +319,7 @@ export async function run(argv: string[] = []): Promise<ReplayBenchResult> {
       database: main.description,
       workload: { blocks: copies, transactions: perBlock * copies, nonVoteTransactions: nonVote, jsonMB: Number((bytes / 1e6).toFixed(1)) },
       baseline,
+      alternation,
       cli: { root, full: stage(full.ms, nonVote), fullCpu: full.cpu, oneCopy: { ms: Math.round(oneRun.ms) }, rereplay: { ms: Math.round(again.ms) }, fullMinusStart: stage(Math.max(1, full.ms - oneRun.ms), nonVote - nonVote / copies) },
       split,
       statements,
@@ -342,6 +365,11 @@ function printReport(r: ReplayBenchResult): void {
     );
   }
   log(table(['stage', 'time', 'non-vote tx/s', '× mainnet', 'share'], rows));
+  const alt = r.alternation;
+  if (alt) {
+    const secs = (ms: number[]) => ms.map((m) => fmt(m / 1000)).join(' / ');
+    log(`\nA-B-B-A (${alt.order}, A = this checkout): this ${secs(alt.thisMs)} s, baseline ${secs(alt.baselineMs)} s; time of this over the baseline per pair ${alt.pairRatios.join(', ')}, mean ${alt.meanRatio}`);
+  }
   const cpu = (c: CliCpu) => `CLI ${fmt(c.cliS)} s, PostgreSQL ${fmt(c.postgresS)} s (${Math.round((1000 * (c.cliS + c.postgresS)) / r.config.copies)} ms per block)`;
   log(`\nCPU of the CLI run (user + system): ${cpu(r.cli.fullCpu)}${r.baseline ? `; baseline's ${cpu(r.baseline.cpu)}` : ''}`);
   const threads = (c: CliCpu) => c.byThread.filter(([, sec]) => sec >= 0.05).map(([name, sec]) => `${name} ${fmt(sec)} s`).join(', ');
