@@ -12,6 +12,8 @@ import { proofsVerified, proofVerificationFailures } from '../../src/core/metric
 import { nodeFromBase58, nodeToBase58 } from '../../src/proofs/hash.js';
 import { emptyAddressTreeProof, IndexedMerkleTree, initPoseidon, SparsePoseidonTree } from '../../src/proofs/light/index.js';
 import { callRpc } from './harness.js';
+import { loadNewAddressProofs } from '../../src/api/zk/address-proofs.js';
+import type { Queryable } from '../../src/store/db.js';
 import { clearNodeCache, nodeCacheSize } from '../../src/api/zk/node-cache.js';
 import { seedBob } from './seeded-cases.js';
 import { accountRow, AMT1, AMT2, BMT1, indexedTreeRows, OQ1, seedTrees, SMT1, SNAP, snapshot, synthField, write } from './seed.js';
@@ -165,6 +167,19 @@ describe('new-address proofs', () => {
     expect((await callRpc(ta, 'getMultipleNewAddressProofsV2', [{ address: inserted[1], tree: AMT2 }])).error?.message).toBe(`Validation Error: Address ${inserted[1]} already exists in tree ${AMT2}`);
     expect((await callRpc(ta, 'getMultipleNewAddressProofsV2', [{ address: queuedAddress, tree: AMT2 }])).error?.message).toBe(`Validation Error: Address ${queuedAddress} already exists in the address queue of tree ${AMT2}`);
     expect((await callRpc(ta, 'getMultipleNewAddressProofs', ['11111111111111111111111111111111'])).error?.message).toBe(`Validation Error: Address 11111111111111111111111111111111 already exists in tree ${AMT1}`);
+  });
+  it('a failing read of the path nodes (made while the leaf hashes are computed) is the answer\'s error', async () => {
+    clearNodeCache();
+    const failing: Queryable = {
+      query: ((sql: string, params?: unknown[]) =>
+        sql.includes('unnest($1::int[], $2::bigint[]) AS k(t, node_idx)')
+          ? Promise.reject(new Error('connection lost'))
+          : ta.t.db.query(sql, params)) as Queryable['query'],
+    };
+    const fresh = synthField('addr:fresh:read');
+    await expect(loadNewAddressProofs(failing, [{ address: fresh, tree: AMT2 }])).rejects.toThrow('connection lost');
+    // the same request on the working store still answers the reference model's proof
+    expect(await loadNewAddressProofs(ta.t.db, [{ address: fresh, tree: AMT2 }])).toMatchObject([v2.newAddressProof(fresh, { merkleTree: AMT2, rootSeq: 7 })]);
   });
   it('corrupt address-tree nodes give an internal error and a counted failure', async () => {
     const before = await counter(proofVerificationFailures);

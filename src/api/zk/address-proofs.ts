@@ -84,16 +84,26 @@ export async function loadNewAddressProofs(
     const { height } = treeShape(trees.get(it.tree), trees.get(it.tree)!.treeType);
     wantNodes(keys, it.tree, [1, ...proofNodeIndexes(low.leafIndex, height)]);
   });
-  const stored = await readTreeNodes(q, keys, roots);
+  const types = items.map((it) => addressTreeType(trees.get(it.tree)!)!);
+  const elements = lows.map((low): IndexedElement | null =>
+    low ? { index: low.leafIndex, value: addressToBigint(low.value), nextIndex: low.nextIndex, nextValue: addressToBigint(low.nextValue) } : null,
+  );
+  // The low elements' leaf hashes are computed while the database reads the paths (a third of a request's time
+  // alone, docs/benchmarks.md#zk-address-overlap): one turn of the event loop first, so that the read has gone out
+  // (a pooled connection is handed over on the next tick). The read's failure is taken where it is awaited.
+  const reading = readTreeNodes(q, keys, roots);
+  reading.catch(() => {});
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  const leaves = leafHashes(elements, types);
+  const stored = await reading;
   const nodes = stored.nodes;
   const b58 = nodeText;
   const built = items.map((it, i) => {
     const t = trees.get(it.tree)!;
-    const treeType = addressTreeType(t)!;
+    const treeType = types[i];
     const shape = treeShape(t, t.treeType);
-    const low = lows[i];
-    if (!low) return { treeType, shape, t, proof: asValidation(() => emptyTreeProof(treeType, it.address, it.tree, shape.height)) };
-    const element: IndexedElement = { index: low.leafIndex, value: addressToBigint(low.value), nextIndex: low.nextIndex, nextValue: addressToBigint(low.nextValue) };
+    const element = elements[i];
+    if (!element) return { treeType, shape, t, proof: asValidation(() => emptyTreeProof(treeType, it.address, it.tree, shape.height)) };
     const read = asValidation(() =>
       readNewAddressProof(
         {
@@ -110,14 +120,6 @@ export async function loadNewAddressProofs(
     );
     return { treeType, shape, t, proof: read.proof, element, siblings: read.siblings, root: read.root };
   });
-  // Leaf hashes, one batch per tree kind, then every path at once.
-  const leaves: (Uint8Array | undefined)[] = built.map(() => undefined);
-  for (const kind of ['AddressV1', 'AddressV2'] as const) {
-    const at = built.flatMap((b, i) => (b.element && b.treeType === kind ? [i] : []));
-    if (!at.length) continue;
-    const hashes = indexedElementHashes(at.map((i) => built[i].element!), kind);
-    at.forEach((i, k) => (leaves[i] = hashes[k]));
-  }
   const withPath = built.flatMap((b, i) => (b.element ? [i] : []));
   const verified = await verifyLightProofsOffThread(
     withPath.map((i) => ({ leaf: leaves[i]!, siblings: built[i].siblings!, root: built[i].root!, leafIndex: built[i].element!.index })),
@@ -130,6 +132,18 @@ export async function loadNewAddressProofs(
     const { proof, treeType, t, shape } = built[i];
     return { ...proof, treeType, queue: t.queue, ...shape };
   });
+}
+
+/** The leaf hashes of `elements` (undefined where there is none), one batch per tree kind. */
+function leafHashes(elements: readonly (IndexedElement | null)[], types: readonly AddressTreeType[]): (Uint8Array | undefined)[] {
+  const leaves: (Uint8Array | undefined)[] = elements.map(() => undefined);
+  for (const kind of ['AddressV1', 'AddressV2'] as const) {
+    const at = elements.flatMap((e, i) => (e && types[i] === kind ? [i] : []));
+    if (!at.length) continue;
+    const hashes = indexedElementHashes(at.map((i) => elements[i]!), kind);
+    at.forEach((i, k) => (leaves[i] = hashes[k]));
+  }
+  return leaves;
 }
 
 function emptyTreeProof(treeType: AddressTreeType, address: string, tree: string, height: number): NewAddressProof {
