@@ -107,6 +107,9 @@ function solgate(name: string, args: string[], env: Record<string, string>): Chi
 }
 
 const said = (c: ChildProcess, text: string) => output.some((l) => l.includes(` ${c.pid}] `) && l.includes(text));
+/** The last error lines a child logged (pino level 50 and above): what an internal error answer was, for the failure's message. */
+const errorsOf = (c: ChildProcess) =>
+  output.filter((l) => l.includes(` ${c.pid}] `) && /"level":(5|6)0/.test(l)).slice(-5).join('\n') || '(no error logged)';
 const ingestEnv = (url: string) => ({
   DATABASE_URL: url, SOLGATE_START_SLOT: '0', SOLGATE_POLL_INTERVAL_MS: '20', SOLGATE_INGEST_FETCH_ACCOUNTS: 'false', SOLGATE_INGEST_CONCURRENCY: '4',
 });
@@ -216,7 +219,7 @@ describe.skipIf(!enabled)('several API processes on streaming replicas, one inge
         const r0 = Date.now();
         const r = await rpc(s, 'getTransactionsForAddress', [t.to, { minContextSlot: t.slot, limit: 1000 }]);
         readYourWrites.push(Date.now() - r0);
-        expect(r.error, JSON.stringify(r.error)).toBeUndefined();
+        expect(r.error, `${JSON.stringify(r.error)}\n${errorsOf(s.c)}`).toBeUndefined();
         expect(r.result.data.map((x: { signature: string }) => x.signature)).toContain(t.signature);
         // Wallet REST on the same replica: the transfer is in the wallet's history.
         const h = await fetch(`${s.url}/v1/wallet/${t.to}/history?limit=100`, { headers: { 'x-api-key': key } });
@@ -284,7 +287,7 @@ describe.skipIf(!enabled)('several API processes on streaming replicas, one inge
         for (const s of serves) {
           const t = sent[sent.length - 1];
           const r = await rpc(s, 'getTransactionsForAddress', [t.to, { minContextSlot: t.slot, limit: 1000 }]);
-          expect(r.error, JSON.stringify(r.error)).toBeUndefined();
+          expect(r.error, `${JSON.stringify(r.error)}\n${errorsOf(s.c)}`).toBeUndefined();
           expect(r.result.data.map((x: { signature: string }) => x.signature)).toContain(t.signature);
         }
       }
