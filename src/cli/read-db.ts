@@ -1,11 +1,13 @@
 /**
  * DATABASE_READ_URL: a PostgreSQL streaming replica of DATABASE_URL that an API-only `serve` reads the index from
  * (docs/operations.md "Several API machines on replicas"). Opened without migrations (a hot standby is read-only; the
- * primary's migrations reach it by replication) and checked to answer at start.
+ * primary's migrations reach it by replication) and checked to answer at start; reads cancelled by a conflict with
+ * recovery are tried again.
  */
 import type { Config } from '../config/index.js';
 import { StartupError } from '../core/errors.js';
 import { describeConnectError, openDb, type Db } from '../store/db.js';
+import { retryRecoveryConflicts } from '../store/replica-conflicts.js';
 import { UsageError } from './usage-error.js';
 
 /** The replica's handle, or undefined without DATABASE_READ_URL. `ingests`: this process would ingest. */
@@ -28,5 +30,6 @@ export async function openReadDb(config: Config, ingests: boolean): Promise<Db |
       { cause: err },
     );
   }
-  return db;
+  // Reads the replay cancels (a conflict with recovery) are tried again (src/store/replica-conflicts.ts).
+  return retryRecoveryConflicts(db);
 }

@@ -31,6 +31,13 @@ export const zkTreeProblems = new Counter({
   registers: [registry],
 });
 
+/** Reads on a replica (DATABASE_READ_URL) cancelled by a conflict with recovery and tried again. */
+export const replicaConflictRetries = new Counter({
+  name: 'solgate_replica_conflict_retries_total',
+  help: 'Reads on the read replica cancelled by a conflict with the replay of the primary\'s WAL (SQLSTATE 40001) and tried again',
+  registers: [registry],
+});
+
 /** Webhook delivery attempts by outcome (delivered, retry = failed and scheduled again, failed = given up). */
 export const webhookAttempts = new Counter({
   name: 'solgate_webhook_attempts_total',

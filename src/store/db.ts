@@ -158,7 +158,7 @@ function openPostgres(url: string, max: number): Db {
       // ("terminating connection due to administrator command") would be an unhandled 'error' event and crash the
       // process. Kept here instead; the transaction's next statement fails and the client is discarded on release.
       let broken: Error | undefined;
-      const onError = (e: Error) => void (broken = e);
+      const onError = (e: Error) => void (broken ??= e);
       client.on('error', onError);
       try {
         await client.query('BEGIN');
@@ -182,7 +182,9 @@ function openPostgres(url: string, max: number): Db {
         return out;
       } catch (e) {
         await client.query('ROLLBACK').catch(() => {});
-        throw e;
+        // A connection the server ended between two statements fails the next one with pg's "not queryable": the
+        // server's own error (a restart, a replica's conflict with recovery, SQLSTATE and all) is the one to give.
+        throw broken ?? e;
       } finally {
         client.removeListener('error', onError);
         client.release(broken);
