@@ -258,7 +258,7 @@ function unpacked(posted: PostedRecord, file: string): RecordItem {
 /**
  * The documents of the file read last, kept until the next file's are parsed. V8 builds the hidden classes of parsed
  * JSON objects anew once no object of them is left at a full collection, and code specialised to the old ones is
- * then deoptimised and compiled again: without this, the token balance reader alone was compiled about 20 times per
+ * then deoptimised and compiled again: without this, the token balance reader alone was compiled 12 to 23 times per
  * 100 mainnet blocks (docs/benchmarks.md#replay-fourteenth). It costs one file's parsed documents of memory.
  */
 let lastDocs: unknown[] | null = null;

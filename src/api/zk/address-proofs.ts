@@ -88,7 +88,7 @@ export async function loadNewAddressProofs(
   const elements = lows.map((low): IndexedElement | null =>
     low ? { index: low.leafIndex, value: addressToBigint(low.value), nextIndex: low.nextIndex, nextValue: addressToBigint(low.nextValue) } : null,
   );
-  // The low elements' leaf hashes are computed while the database reads the paths (≈ 5 ms, a fifth of a request's
+  // The low elements' leaf hashes are computed while the database reads the paths (≈ 5 ms, about a fifth of a request's
   // time alone, docs/benchmarks.md#zk-address-overlap): one turn of the event loop first, so that the read has gone out
   // (a pooled connection is handed over on the next tick). The read's failure is taken where it is awaited.
   const reading = readTreeNodes(q, keys, roots);
