@@ -30,7 +30,7 @@ export const MAINNET_NON_VOTE_TPS = 1_050;
 
 /** The tables ingestion writes. */
 const TABLES = [
-  'blocks', 'transactions', 'address_transactions', 'sol_balances', 'mints', 'mint_supply_changes',
+  'blocks', 'transactions', 'address_transactions', 'address_slots', 'address_typed', 'sol_balances', 'mints', 'mint_supply_changes',
   'token_accounts', 'token_extensions', 'wallet_transfers', 'wallet_funding', 'name_records', 'ingest_checkpoint',
 ] as const;
 

@@ -58,7 +58,7 @@ const FIXTURE = join(REPO_ROOT, 'test', 'fixtures', 'photon-blocks', 'index_bloc
 const BASE_SLOT = 254170887;
 
 const TABLES = [
-  'blocks', 'transactions', 'address_transactions', 'sol_balances', 'mints', 'mint_supply_changes',
+  'blocks', 'transactions', 'address_transactions', 'address_slots', 'address_typed', 'sol_balances', 'mints', 'mint_supply_changes',
   'token_accounts', 'token_extensions', 'wallet_transfers', 'wallet_funding', 'swap_prices', 'ingest_checkpoint',
 ] as const;
 

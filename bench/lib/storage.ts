@@ -12,7 +12,7 @@ import type { Db } from '../../src/store/db.js';
 
 /** Tables that gain rows with every transaction (the families retention applies to). */
 export const HISTORY_TABLES = new Set([
-  'blocks', 'transactions', 'address_transactions', 'wallet_transfers', 'mint_supply_changes', 'swap_prices',
+  'blocks', 'transactions', 'address_slots', 'address_typed', 'address_transactions', 'wallet_transfers', 'mint_supply_changes', 'swap_prices',
   'priority_fees', 'cnft_signatures', 'zk_transactions', 'zk_account_transactions', 'zk_signature_index',
   'zk_batch_events', 'webhook_events', 'webhook_attempts', 'webhook_payloads',
 ]);

@@ -2,8 +2,8 @@
  * Partition maintenance and retention of the append-only tables (docs/storage.md), a background job of every
  * process that ingests (`serve` with ingestion, `ingest`). Each round, per table family (`src/store/partitions.ts`):
  *
- *  - creates the next partitions ahead of what is being written: `history` (transactions, address_transactions,
- *    wallet_transfers) by slot, `partitionSlots` wide, up to two partitions past the checkpoint; `webhook_attempts`
+ *  - creates the next partitions ahead of what is being written: `history` (transactions, address_slots,
+ *    address_typed, wallet_transfers) by slot, `partitionSlots` wide, up to two partitions past the checkpoint; `webhook_attempts`
  *    by UTC day, two days ahead; `usage` (usage_daily) in 30-day ranges, one ahead;
  *  - with a retention set, drops the partitions wholly older than the horizon (the checkpoint minus
  *    `historySlots`; today minus `webhookAttemptDays` / `usageDays`) and deletes what the DEFAULT partitions hold

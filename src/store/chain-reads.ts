@@ -1,5 +1,5 @@
 /**
- * Reads of the chain tables (transactions and their address links): a wallet's history, the address transaction
+ * Reads of the chain tables (transactions and their address links, migration 046): a wallet's history, the address transaction
  * pages of getSignaturesForAddress / getTransactionsForAddress, transaction positions and written addresses. The
  * writes are in ./chain.ts.
  */
@@ -46,30 +46,64 @@ export interface HistoryQuery {
   type?: string;
 }
 
+/**
+ * The address links as rows `l` of (slot, tx_index, relation, changes) for `WHERE <address> = $1`, from the rows of
+ * address_slots (migration 046: one per address and slot, the positions and what goes with them in aligned arrays),
+ * or, with a type filter, from address_typed's entries (its key (address, type, slot, position) gives the order) and
+ * the slot row each one is in. `typeCondition`: the SQL condition on the type parameter(s) `$n`, checked on the
+ * entry and on the transaction (whose type is the one that counts: an entry a later record's type replaced never
+ * matches).
+ */
+function linkSource(typeCondition: ((column: string) => string) | null): { from: string; address: string; filter: string; slot: string; index: string; relation: string; changes: string } {
+  // Each link's transaction by one probe of its key (slot, position), in a LATERAL subquery the planner keeps as it is:
+  // the links come in key order from the slot rows (an incremental sort orders each slot's positions), so a page
+  // stops after the slots it needs instead of joining every link of the address first.
+  const tx = (slot: string, index: string) => `CROSS JOIN LATERAL (SELECT t.signature, t.block_time, t.fee, t.fee_payer, t.err, t.memo, t.enhanced_type
+                              FROM transactions t WHERE t.slot = ${slot} AND t.tx_index = ${index} LIMIT 1) t`;
+  // Each slot row's arrays unnested once (the changes, one JSON array per row, with the positions they are aligned to).
+  const links = `ROWS FROM (unnest(a.tx_index), unnest(a.relation), jsonb_array_elements(a.changes)) AS l(tx_index, relation, changes)`;
+  const changes = `NULLIF(l.changes, 'null'::jsonb)`;
+  if (!typeCondition) {
+    return {
+      from: `address_slots a CROSS JOIN LATERAL ${links}
+        ${tx('a.slot', 'l.tx_index')}`,
+      address: 'a.address', filter: 'TRUE', slot: 'a.slot', index: 'l.tx_index', relation: 'l.relation', changes,
+    };
+  }
+  return {
+    from: `address_typed y JOIN address_slots a ON a.address = y.address AND a.slot = y.slot
+        CROSS JOIN LATERAL (SELECT l.relation, l.changes FROM ${links} WHERE l.tx_index = y.tx_index) l
+        ${tx('y.slot', 'y.tx_index')}`,
+    address: 'y.address', filter: `${typeCondition('y.enhanced_type')} AND ${typeCondition('t.enhanced_type')}`, slot: 'y.slot', index: 'y.tx_index', relation: 'l.relation', changes,
+  };
+}
+
 /** One page of a wallet's transactions, newest first (or oldest first when `ascending`), keyset-paginated. */
 export async function queryHistory(q: Queryable, h: HistoryQuery): Promise<HistoryRow[]> {
   const params: unknown[] = [h.address, h.maxRelation, h.maxSlot, h.limit];
-  let bound = '';
-  if (h.from) {
-    params.push(h.from.slot, h.from.txIndex);
-    bound = `AND (a.slot, a.tx_index) ${h.ascending ? '>' : '<'} ($5, $6)`;
-  }
-  let typed = '';
+  let typeCondition: ((column: string) => string) | null = null;
   if (h.type !== undefined) {
     if (h.type === 'UNKNOWN') throw new Error('queryHistory: UNKNOWN is not a type filter');
     params.push(h.type);
-    // The literal predicate matches the partial index address_transactions_type_idx (migration 015).
-    typed = `AND a.enhanced_type = $${params.length} AND a.enhanced_type <> 'UNKNOWN'`;
+    const n = params.length;
+    typeCondition = (column) => `${column} = $${n}`;
+  }
+  const src = linkSource(typeCondition);
+  let bound = '';
+  if (h.from) {
+    params.push(h.from.slot, h.from.txIndex);
+    const [s, i] = [params.length - 1, params.length];
+    bound = `AND ${src.slot} ${h.ascending ? '>=' : '<='} $${s} AND (${src.slot}, ${src.index}) ${h.ascending ? '>' : '<'} ($${s}, $${i})`;
   }
   const dir = h.ascending ? 'ASC' : 'DESC';
   const { rows } = await q.query<{
     signature: string; slot: number; tx_index: number; block_time: number | null; fee: number | null;
     fee_payer: string; err: unknown; changes: BalanceChange[] | null;
   }>(
-    `SELECT t.signature, a.slot, a.tx_index, t.block_time, t.fee, t.fee_payer, t.err, a.changes
-       FROM address_transactions a JOIN transactions t ON t.slot = a.slot AND t.tx_index = a.tx_index
-      WHERE a.address = $1 AND a.relation <= $2 AND a.slot <= $3 ${bound} ${typed}
-      ORDER BY a.slot ${dir}, a.tx_index ${dir}
+    `SELECT t.signature, ${src.slot} AS slot, ${src.index} AS tx_index, t.block_time, t.fee, t.fee_payer, t.err, ${src.changes} AS changes
+       FROM ${src.from}
+      WHERE ${src.address} = $1 AND ${src.filter} AND ${src.relation} <= $2 AND ${src.slot} <= $3 ${bound}
+      ORDER BY ${src.slot} ${dir}, ${src.index} ${dir}
       LIMIT $4`,
     params,
   );
@@ -119,33 +153,41 @@ const OPS = { gt: '>', gte: '>=', lt: '<', lte: '<=', eq: '=' } as const;
 /** One page of an address's transactions by the extension's filters; `more` when rows follow it. */
 export async function addressTransactionsPage(q: Queryable, x: AddressTxQuery): Promise<{ rows: AddressTxRow[]; more: boolean }> {
   const params: unknown[] = [x.address, x.relations];
-  const where = ['a.address = $1', 'a.relation = ANY($2::smallint[])'];
+  // A type filter reads address_typed, which has no UNKNOWN entries; one that names UNKNOWN filters the slot rows'
+  // transactions by their type instead.
+  let typeCondition: ((column: string) => string) | null = null;
+  const where: string[] = [];
+  if (x.types?.length) {
+    params.push(x.types);
+    const n = params.length;
+    if (x.types.includes('UNKNOWN')) where.push(`t.enhanced_type = ANY($${n}::text[])`);
+    else typeCondition = (column) => `${column} = ANY($${n}::text[])`;
+  }
+  const src = linkSource(typeCondition);
+  where.unshift(`${src.address} = $1`, src.filter, `${src.relation} = ANY($2::smallint[])`);
   const add = (col: string, r: Range | undefined, cast: string) => {
     for (const [k, v] of Object.entries(r ?? {})) {
       params.push(v);
       where.push(`${col} ${OPS[k as keyof typeof OPS]} $${params.length}::${cast}`);
     }
   };
-  add('a.slot', x.slot, 'int8');
+  add(src.slot, x.slot, 'int8');
   add('t.block_time', x.blockTime, 'int8');
   add('t.signature', x.signature, 'text');
-  if (x.types?.length) {
-    params.push(x.types);
-    where.push(`a.enhanced_type = ANY($${params.length}::text[])`);
-  }
   if (x.status === 'succeeded') where.push('t.err IS NULL');
   if (x.status === 'failed') where.push('t.err IS NOT NULL');
   if (x.after) {
     params.push(x.after.slot, x.after.index);
-    where.push(`(a.slot, a.tx_index) ${x.desc ? '<' : '>'} ($${params.length - 1}::int8, $${params.length}::int4)`);
+    const [s, i] = [params.length - 1, params.length];
+    where.push(`${src.slot} ${x.desc ? '<=' : '>='} $${s}::int8`, `(${src.slot}, ${src.index}) ${x.desc ? '<' : '>'} ($${s}::int8, $${i}::int4)`);
   }
   params.push(x.limit + 1);
   const dir = x.desc ? 'DESC' : 'ASC';
   const { rows } = await q.query<{ signature: string; slot: string | number; tx_index: number; block_time: string | number | null; err: unknown; memo: string | null }>(
-    `SELECT t.signature, a.slot, a.tx_index, t.block_time, t.err, t.memo
-       FROM address_transactions a JOIN transactions t ON t.slot = a.slot AND t.tx_index = a.tx_index
+    `SELECT t.signature, ${src.slot} AS slot, ${src.index} AS tx_index, t.block_time, t.err, t.memo
+       FROM ${src.from}
       WHERE ${where.join(' AND ')}
-      ORDER BY a.slot ${dir}, a.tx_index ${dir}
+      ORDER BY ${src.slot} ${dir}, ${src.index} ${dir}
       LIMIT $${params.length}`,
     params,
   );
@@ -171,15 +213,16 @@ const WRITTEN_BATCH = 5000;
 /**
  * Which of `addresses` an indexed transaction of slots `from`..`to` wrote: a direct link (relation 1) whose written
  * flag is not false (NULL — rows from before migration 027, records without a header — counts as written). One
- * query per WRITTEN_BATCH addresses, each an EXISTS probe of the primary key's (address, slot) prefix.
+ * query per WRITTEN_BATCH addresses, each an EXISTS probe of address_slots' key (address, slot) and the links of the
+ * rows it finds (a NULL `writable` array: no flags known, every link counts).
  */
 export async function writtenBetween(q: Queryable, addresses: readonly string[], from: number, to: number): Promise<Set<string>> {
   const out = new Set<string>();
   for (let i = 0; i < addresses.length; i += WRITTEN_BATCH) {
     const { rows } = await q.query<{ address: string }>(
       `SELECT k.address FROM unnest($1::text[]) AS k(address)
-        WHERE EXISTS (SELECT 1 FROM address_transactions a
-                       WHERE a.address = k.address AND a.slot >= $2 AND a.slot <= $3 AND a.relation = 1 AND a.writable IS NOT FALSE)`,
+        WHERE EXISTS (SELECT 1 FROM address_slots a CROSS JOIN LATERAL unnest(a.relation, a.writable) AS l(relation, writable)
+                       WHERE a.address = k.address AND a.slot >= $2 AND a.slot <= $3 AND l.relation = 1 AND l.writable IS NOT FALSE)`,
       [addresses.slice(i, i + WRITTEN_BATCH), from, to],
     );
     for (const r of rows) out.add(r.address);

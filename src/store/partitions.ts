@@ -35,7 +35,7 @@ export interface PartitionFamily {
 export const PARTITION_FAMILIES: readonly PartitionFamily[] = [
   // Insert-only: vacuum after 2% new rows (sets the visibility map: index-only scans), analyze after 2%.
   {
-    name: 'history', tables: ['transactions', 'address_transactions', 'wallet_transfers'], column: 'slot', type: 'bigint',
+    name: 'history', tables: ['transactions', 'address_slots', 'address_typed', 'wallet_transfers'], column: 'slot', type: 'bigint',
     storage: 'autovacuum_vacuum_insert_scale_factor = 0.02, autovacuum_analyze_scale_factor = 0.02',
   },
   { name: 'webhook_attempts', tables: ['webhook_attempts'], column: 'at', type: 'timestamptz', storage: 'autovacuum_vacuum_insert_scale_factor = 0.05' },

@@ -7,7 +7,7 @@ import type { Queryable } from './db.js';
 import { bulkInsertStatement, run, type Statement, dedupeBy } from './bulk.js';
 import type { FundingRow, WalletTransferRow } from './block-update.js';
 
-/** `fresh`: the rows are taken to be new, a plain INSERT (as `addressLinksStatement` in chain.ts). */
+/** `fresh`: the rows are taken to be new, a plain INSERT (as `addressLinksStatements` in address-links.ts). */
 export function transfersStatement(rows: WalletTransferRow[], fresh = false): Statement | null {
   return bulkInsertStatement(
     'wallet_transfers',

@@ -5,7 +5,8 @@
  */
 import type { Db, Queryable } from './db.js';
 import { emptyUpdate, type AddressLinkRow, type BlockUpdate } from './block-update.js';
-import { addressLinksCopy, addressLinksStatement, blocksStatement, checkpointStatement, transactionsStatement } from './chain.js';
+import { blocksStatement, checkpointStatement, transactionsStatement } from './chain.js';
+import { addressLinksCopies, addressLinksStatements } from './address-links.js';
 import {
   mintsStatement,
   solBalancesStatement,
@@ -68,7 +69,7 @@ function coreStatements(u: BlockUpdate, blocks: BlockUpdate[], fresh = false, li
   const stmts = [
     blocksStatement(blocks.flatMap((b) => (b.block ? [b.block] : []))),
     transactionsStatement(dedupeBy(u.transactions, (t) => t.signature, (a, b) => a.hasMeta || !b.hasMeta)),
-    addressLinksStatement(links, fresh),
+    ...addressLinksStatements(links, fresh),
     solBalancesStatement(u.solBalances),
     mintsStatement(u.mints),
     supplyChangesStatement(u.supplyChanges),
@@ -97,10 +98,10 @@ async function writeUpdateRows(q: Queryable, u: BlockUpdate, blocks: BlockUpdate
     await q.query('SAVEPOINT fresh_rows');
     // A batch's new links by COPY where the transaction can, the rest in the plain statement.
     const links = dedupeLinks(u);
-    const copy = q.copyFrom && links.length >= COPY_MIN_LINKS ? addressLinksCopy(links) : null;
-    const all = statement(true, copy ? [] : links) as Statement;
+    const copies = q.copyFrom && links.length >= COPY_MIN_LINKS ? addressLinksCopies(links) : [];
+    const all = statement(true, copies.length ? [] : links) as Statement;
     try {
-      if (copy) await q.copyFrom?.(copy.table, copy.columns, copy.text);
+      for (const c of copies) await q.copyFrom?.(c.table, c.columns, c.text);
       await q.query(all.sql, all.params);
       written = true;
     } catch (err) {
@@ -254,9 +255,9 @@ export async function writeUpdates(db: Db, updates: BlockUpdate[], more: Stateme
         if (links.length >= COPY_MIN_LINKS) {
           // The new links by COPY, in a transaction with the one statement of the rest.
           await db.tx(async (q) => {
-            const copy = q.copyFrom ? addressLinksCopy(links) : null;
-            const rest = combineStatements([...coreStatements(merged, updates, true, copy ? [] : links), ...extra.map(plain)], { asyncCommit: true });
-            if (copy) await q.copyFrom?.(copy.table, copy.columns, copy.text);
+            const copies = q.copyFrom ? addressLinksCopies(links) : [];
+            const rest = combineStatements([...coreStatements(merged, updates, true, copies.length ? [] : links), ...extra.map(plain)], { asyncCommit: true });
+            for (const c of copies) await q.copyFrom?.(c.table, c.columns, c.text);
             await q.query(rest.sql, rest.params);
           });
         } else {

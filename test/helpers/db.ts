@@ -47,7 +47,7 @@ export async function createTestDb(opts: { migrations?: Migration[] } = {}): Pro
 
 /** The tables ingestion writes, for digests. */
 export const CHAIN_TABLES = [
-  'blocks', 'transactions', 'address_transactions', 'sol_balances', 'mints', 'mint_supply_changes',
+  'blocks', 'transactions', 'address_slots', 'address_typed', 'sol_balances', 'mints', 'mint_supply_changes',
   'token_accounts', 'token_extensions', 'wallet_transfers', 'wallet_funding', 'name_records', 'ingest_checkpoint',
   'asset_accounts', 'tm_edition_mints',
   'cnft_assets', 'cnft_nodes', 'cnft_signatures',
@@ -60,6 +60,25 @@ export const ZK_TABLES = [
   'zk_trees', 'zk_accounts', 'zk_token_accounts', 'zk_owner_balances', 'zk_token_owner_balances', 'zk_state_nodes',
   'zk_indexed_elements', 'zk_address_queue', 'zk_batch_events', 'zk_transactions', 'zk_account_transactions', 'zk_signature_index',
 ];
+
+/**
+ * Removes the address links of the transaction at (slot, txIndex) — what a test does to make the index lose one: the
+ * position leaves its slot rows (migration 046; a row of that link alone goes) and its typed entries.
+ */
+export async function deleteTxLinks(db: Db, slot: number | string, txIndex: number): Promise<void> {
+  await db.query('DELETE FROM address_slots WHERE slot = $1 AND tx_index = ARRAY[$2::int]', [slot, txIndex]);
+  await db.query(
+    `UPDATE address_slots a SET (tx_index, relation, changes, writable) =
+       (SELECT array_agg(l.i ORDER BY l.i), array_agg(l.r ORDER BY l.i),
+               CASE WHEN bool_or(NULLIF(l.c, 'null'::jsonb) IS NOT NULL) THEN jsonb_agg(l.c ORDER BY l.i) END,
+               CASE WHEN bool_or(l.w IS NOT NULL) THEN array_agg(l.w ORDER BY l.i) END
+          FROM ROWS FROM (unnest(a.tx_index), unnest(a.relation), jsonb_array_elements(a.changes), unnest(a.writable)) AS l(i, r, c, w)
+         WHERE l.i <> $2)
+      WHERE a.slot = $1 AND $2 = ANY(a.tx_index)`,
+    [slot, txIndex],
+  );
+  await db.query('DELETE FROM address_typed WHERE slot = $1 AND tx_index = $2', [slot, txIndex]);
+}
 
 /** Empties every table ingestion writes (keys and identities stay). */
 export async function resetChainTables(db: Db): Promise<void> {

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listMigrations, migrate } from '../../src/store/migrate.js';
-import { writeAddressLinks } from '../../src/store/chain.js';
+import { writeAddressLinks } from '../../src/store/address-links.js';
 import { queryHistory } from '../../src/store/chain-reads.js';
 import { unknownTxIndex } from '../../src/core/tx-position.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
@@ -59,10 +59,12 @@ describe('migration 040 (address links keyed by position)', () => {
     expect(await positions('address_transactions a JOIN transactions t USING (slot, tx_index)')).toEqual(linked);
   });
 
-  it('keys the table by (address, slot, tx_index)', async () => {
-    const { rows } = await t.db.query<{ def: string }>(
-      `SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conrelid = 'address_transactions'::regclass AND contype = 'p'`);
-    expect(rows[0].def).toBe('PRIMARY KEY (address, slot, tx_index)');
+  it('keys the links by position: a row per (address, slot) and typed entries by (address, type, slot, tx_index)', async () => {
+    // Migration 046 grouped the links (address_transactions is their view since).
+    const key = async (table: string) => (await t.db.query<{ def: string }>(
+      `SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conrelid = $1::regclass AND contype = 'p'`, [table])).rows[0].def;
+    expect(await key('address_slots')).toBe('PRIMARY KEY (address, slot)');
+    expect(await key('address_typed')).toBe('PRIMARY KEY (address, enhanced_type, slot, tx_index)');
   });
 
   it('lists all four in the history, and a later write of a moved transaction lands on its key', async () => {

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyField, copyPieces, copyText } from '../../src/store/copy-text.js';
-import { addressLinksCopy } from '../../src/store/chain.js';
+import { addressLinksCopies } from '../../src/store/address-links.js';
 import type { AddressLinkRow } from '../../src/store/block-update.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
 
@@ -70,18 +70,30 @@ describe('COPY text', () => {
     expect(copyField(undefined)).toBe('\\N');
   });
 
-  it('writes address links in key order (address, slot, position), whatever order they come in', () => {
+  it('writes address links as rows per address and slot in key order (address, slot), positions ascending', () => {
     const link = (address: string, slot: number, txIndex: number): AddressLinkRow => ({ address, slot, txIndex, relation: 1, changes: null, enhancedType: null, writable: null });
     const rows = [link('B', 5, 1), link('A', 7, 0), link('B', 5, 0), link('a', 1, 0), link('A', 6, -3), link('B', 4, 9), link('A', 6, 2)];
-    const copied = addressLinksCopy(rows);
-    expect(copied?.columns).toEqual(['address', 'slot', 'tx_index', 'relation', 'changes', 'enhanced_type', 'writable']);
-    const text = copied?.text.join('') ?? '';
-    const keys = text.trimEnd().split('\n').map((line) => line.split('\t').slice(0, 3).join(' '));
-    expect(keys).toEqual(['A 6 -3', 'A 6 2', 'A 7 0', 'B 4 9', 'B 5 0', 'B 5 1', 'a 1 0']);
-    expect(text.split('\n')[0]).toBe('A\t6\t-3\t1\t\\N\t\\N\t\\N');
-    expect(addressLinksCopy([])).toBeNull();
-    // Every field of a link: balance changes as JSON (a backslash in it escaped for COPY), the type, the flag.
+    const [slots, ...rest] = addressLinksCopies(rows);
+    expect(rest).toEqual([]);
+    expect(slots.table).toBe('address_slots');
+    expect(slots.columns).toEqual(['address', 'slot', 'tx_index', 'relation', 'changes', 'writable']);
+    const lines = slots.text.join('').trimEnd().split('\n');
+    expect(lines.map((line: string) => line.split('\t').slice(0, 3).join(' '))).toEqual(['A 6 {-3,2}', 'A 7 {0}', 'B 4 {9}', 'B 5 {0,1}', 'a 1 {0}']);
+    expect(lines[0]).toBe('A\t6\t{-3,2}\t{1,1}\t\\N\t\\N');
+    expect(addressLinksCopies([])).toEqual([]);
+    // Every field of a link: balance changes as a JSON array aligned with the positions (a backslash in it escaped
+    // for COPY), the written flags, and the typed entry.
     const full: AddressLinkRow = { address: 'C', slot: 3, txIndex: 0, relation: 2, changes: [{ mint: 'M"x', amount: '-5', decimals: 6 }], enhancedType: 'SWAP', writable: false };
-    expect(addressLinksCopy([full])?.text.join('')).toBe(String.raw`C	3	0	2	[{"mint":"M\\"x","amount":"-5","decimals":6}]	SWAP	f` + '\n');
+    const [fullSlots, fullTyped] = addressLinksCopies([full, { ...link('C', 3, 4), relation: 3 }]);
+    expect(fullSlots.text.join('')).toBe(String.raw`C	3	{0,4}	{2,3}	[[{"mint":"M\\"x","amount":"-5","decimals":6}],null]	{f,NULL}` + '\n');
+    expect(fullTyped.table).toBe('address_typed');
+    expect(fullTyped.text.join('')).toBe('C\tSWAP\t3\t0\n');
+  });
+
+  it('orders the typed entries by (address, type, slot, position) and leaves UNKNOWN and untyped links out', () => {
+    const link = (slot: number, txIndex: number, enhancedType: string | null): AddressLinkRow => ({ address: 'W', slot, txIndex, relation: 1, changes: null, enhancedType, writable: true });
+    const copies = addressLinksCopies([link(1, 0, 'TRANSFER'), link(1, 1, 'UNKNOWN'), link(2, 0, 'SWAP'), link(2, 5, null), link(3, 0, 'TRANSFER')]);
+    expect(copies[0].text.join('')).toBe('W\t1\t{0,1}\t{1,1}\t\\N\t{t,t}\nW\t2\t{0,5}\t{1,1}\t\\N\t{t,t}\nW\t3\t{0}\t{1}\t\\N\t{t}\n');
+    expect(copies[1].text.join('')).toBe('W\tSWAP\t2\t0\nW\tTRANSFER\t1\t0\nW\tTRANSFER\t3\t0\n');
   });
 });

@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db, Queryable } from '../../src/store/db.js';
 import { emptyUpdate, type AddressLinkRow, type BlockUpdate, type WalletTransferRow } from '../../src/store/block-update.js';
 import { COPY_MIN_LINKS, writeUpdates, writeUpdatesInTx } from '../../src/store/write-block.js';
-import { writeAddressLinks, writeBlocks, writeTransactions, advanceCheckpoint } from '../../src/store/chain.js';
+import { writeBlocks, writeTransactions, advanceCheckpoint } from '../../src/store/chain.js';
+import { writeAddressLinks } from '../../src/store/address-links.js';
 import { writeTransfers } from '../../src/store/wallet-activity.js';
 import { priorityFeesStatement } from '../../src/store/priority-fees.js';
 import { createTestDb, tableDigests, type TestDb } from '../helpers/db.js';
@@ -69,7 +70,8 @@ function recording(db: Db): { db: Db; sql: string[] } {
   return { db: wrapped, sql };
 }
 
-const TABLES = ['blocks', 'transactions', 'address_transactions', 'wallet_transfers', 'ingest_checkpoint'];
+// address_transactions: the links one per row (a view of address_slots, migration 046).
+const TABLES = ['blocks', 'transactions', 'address_transactions', 'address_typed', 'wallet_transfers', 'ingest_checkpoint'];
 let fresh: TestDb;
 let guarded: TestDb;
 let rec: ReturnType<typeof recording>;
@@ -89,14 +91,15 @@ describe('writeUpdates: plain inserts for new blocks, the guarded statement othe
     await writeUpdates(rec.db, first);
     // New blocks: one statement, the links and transfers without ON CONFLICT.
     expect(rec.sql).toHaveLength(1);
-    expect(cte(rec.sql[0], 'address_transactions')).not.toMatch(/ON CONFLICT/);
+    expect(cte(rec.sql[0], 'address_slots')).not.toMatch(/ON CONFLICT/);
+    expect(cte(rec.sql[0], 'address_typed')).not.toMatch(/ON CONFLICT/);
     expect(cte(rec.sql[0], 'wallet_transfers')).not.toMatch(/ON CONFLICT/);
 
     // The same blocks again: the plain insert fails, the guarded one stores nothing new.
     const before = await tableDigests(fresh.db, TABLES);
     await writeUpdates(rec.db, [block(101, 2)]);
     expect(rec.sql.slice(1)).toHaveLength(2);
-    expect(rec.sql[2]).toMatch(/ON CONFLICT \(address, slot, tx_index\)/);
+    expect(rec.sql[2]).toMatch(/ON CONFLICT \(address, slot\) DO UPDATE/);
     expect(await tableDigests(fresh.db, TABLES)).toEqual(before);
 
     // A block some of whose links are stored with weaker relations and no written flag: merged as guarded.
@@ -157,7 +160,7 @@ describe('writeUpdates: plain inserts for new blocks, the guarded statement othe
     rec.sql.length = 0;
     for (let slot = 200; slot < 210; slot++) await writeUpdates(rec.db, [block(slot, 1)]);
     expect(rec.sql).toHaveLength(10);
-    expect(rec.sql.filter((s) => /ON CONFLICT \(address, slot, tx_index\)/.test(s))).toHaveLength(0);
+    expect(rec.sql.filter((s) => /ON CONFLICT \(address, slot\)/.test(s))).toHaveLength(0);
     await writeGuarded(guarded.db, Array.from({ length: 10 }, (_, k) => block(200 + k, 1)));
     expect(await tableDigests(fresh.db, TABLES)).toEqual(await tableDigests(guarded.db, TABLES));
   });
@@ -167,17 +170,17 @@ describe('writeUpdates: plain inserts for new blocks, the guarded statement othe
     const big = () => [block(600, COPY_MIN_LINKS / 4), block(601, COPY_MIN_LINKS / 4)];
     rec.sql.length = 0;
     await writeUpdates(rec.db, big());
-    expect(rec.sql).toHaveLength(2);
-    expect(rec.sql[0]).toBe('COPY address_transactions');
-    expect(cte(rec.sql[1], 'address_transactions')).toBeUndefined();
-    expect(cte(rec.sql[1], 'wallet_transfers')).not.toMatch(/ON CONFLICT/);
+    expect(rec.sql.slice(0, 2)).toEqual(['COPY address_slots', 'COPY address_typed']);
+    expect(rec.sql).toHaveLength(3);
+    expect(cte(rec.sql[2], 'address_slots')).toBeUndefined();
+    expect(cte(rec.sql[2], 'wallet_transfers')).not.toMatch(/ON CONFLICT/);
     await writeGuarded(guarded.db, big());
     expect(await tableDigests(fresh.db, TABLES)).toEqual(await tableDigests(guarded.db, TABLES));
 
     // Again, with one block more: the COPY fails as a whole, the guarded statement adds the new block only.
     rec.sql.length = 0;
     await writeUpdates(rec.db, [...big(), block(602, 3)]);
-    expect(rec.sql).toEqual(['COPY address_transactions', expect.stringMatching(/ON CONFLICT \(address, slot, tx_index\)/)]);
+    expect(rec.sql).toEqual(['COPY address_slots', expect.stringMatching(/ON CONFLICT \(address, slot\) DO UPDATE/)]);
     await writeGuarded(guarded.db, [block(602, 3)]);
     expect(await tableDigests(fresh.db, TABLES)).toEqual(await tableDigests(guarded.db, TABLES));
 
@@ -188,7 +191,7 @@ describe('writeUpdates: plain inserts for new blocks, the guarded statement othe
       await writeUpdatesInTx(r, [block(610, COPY_MIN_LINKS / 2)]);
       await writeUpdatesInTx(r, [block(610, COPY_MIN_LINKS / 2), block(611, 2)]);
     });
-    expect(sql.filter((s) => s === 'COPY address_transactions')).toHaveLength(2);
+    expect(sql.filter((s) => s === 'COPY address_slots')).toHaveLength(2);
     expect(sql.filter((s) => s.startsWith('ROLLBACK TO SAVEPOINT'))).toHaveLength(1);
     await writeGuarded(guarded.db, [block(610, COPY_MIN_LINKS / 2), block(611, 2)]);
     expect(await tableDigests(fresh.db, TABLES)).toEqual(await tableDigests(guarded.db, TABLES));

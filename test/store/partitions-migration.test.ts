@@ -6,7 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listMigrations, migrate, splitSql } from '../../src/store/migrate.js';
-import { writeAddressLinks, writeTransactions } from '../../src/store/chain.js';
+import { writeTransactions } from '../../src/store/chain.js';
+import { writeAddressLinks } from '../../src/store/address-links.js';
 import { getTxPosition, queryHistory } from '../../src/store/chain-reads.js';
 import { createPartitionsAhead, family, listPartitions } from '../../src/store/partitions.js';
 import { createTestDb, tableDigests, type TestDb } from '../helpers/db.js';
@@ -65,7 +66,8 @@ describe('migration 032 (partitioned append-only tables)', () => {
       { name: 'transactions_p_old', lo: null, hi: 501, isDefault: false },
       { name: 'transactions_default', lo: null, hi: null, isDefault: true },
     ]);
-    for (const table of ['address_transactions', 'wallet_transfers']) expect((await listPartitions(t.db, family('history'), table)).length).toBe(2);
+    // address_slots and address_typed (migration 046) took the address links' partitions.
+    for (const table of ['address_slots', 'address_typed', 'wallet_transfers']) expect((await listPartitions(t.db, family('history'), table)).length).toBe(2);
   });
 
   it('takes the writers\' upserts on the new keys: re-writing changes nothing, new rows are added', async () => {
@@ -93,14 +95,17 @@ describe('migration 032 (partitioned append-only tables)', () => {
     // 520 went to the DEFAULT partition (nothing covered it yet).
     const created = await createPartitionsAhead(t.db, family('history'), { now: 520, width: 100, ahead: 2, lockTimeoutMs: 1000, lockedMargin: 100 });
     expect(created).toBe(3); // [501, 600), [600, 700), [700, 800)
-    const parts = await listPartitions(t.db, family('history'), 'address_transactions');
+    const parts = await listPartitions(t.db, family('history'), 'address_slots');
     expect(parts.map((p) => [p.name, p.lo, p.hi])).toEqual([
-      ['address_transactions_p_old', null, 501],
-      ['address_transactions_p501', 501, 600],
-      ['address_transactions_p600', 600, 700],
-      ['address_transactions_p700', 700, 800],
-      ['address_transactions_default', null, null],
+      ['address_slots_p_old', null, 501],
+      ['address_slots_p501', 501, 600],
+      ['address_slots_p600', 600, 700],
+      ['address_slots_p700', 700, 800],
+      ['address_slots_default', null, null],
     ]);
+    const { rows: slotRows } = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM address_slots_p501');
+    expect(slotRows[0].n).toBe(1);
+    expect((await listPartitions(t.db, family('history'), 'address_typed')).map((p) => p.name)).toContain('address_typed_p501');
     const { rows } = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM transactions_p501');
     expect(rows[0].n).toBe(1);
     const { rows: d } = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM transactions_default');

@@ -1,9 +1,10 @@
 /**
  * The stored enhanced type (migration 015): guarded, idempotent writes of `transactions.enhanced_type` and of the
- * copy on `address_transactions`, and the history filter reading it through the partial type index.
+ * typed link entries (`address_typed`, migration 046), and the history filter reading them by their key.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeAddressLinks, writeTransactions } from '../../src/store/chain.js';
+import { writeTransactions } from '../../src/store/chain.js';
+import { writeAddressLinks } from '../../src/store/address-links.js';
 import { queryHistory } from '../../src/store/chain-reads.js';
 import type { AddressLinkRow, TxRow } from '../../src/store/block-update.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
@@ -64,45 +65,58 @@ describe('enhanced type writes', () => {
     expect(await stored(5)).toEqual({ fee: '5000', has_meta: true, enhanced_type: 'TRANSFER' });
   });
 
-  it('links carry the type; re-writes keep relation rules and never erase a type', async () => {
-    await writeTransactions(t.db, [tx(3, { enhancedType: 'TOKEN_MINT' }), tx(4, { enhancedType: 'TRANSFER' }), tx(5, { enhancedType: 'BURN' })]);
-    await writeAddressLinks(t.db, [link(3, { relation: 3, enhancedType: 'TOKEN_MINT' }), link(4), link(5, { enhancedType: null })]);
-    await writeAddressLinks(t.db, [link(3, { relation: 1, enhancedType: null }), link(5, { enhancedType: 'BURN' })]);
+  it('typed links are indexed by their type; re-writes keep relation rules and never erase an entry', async () => {
+    await writeTransactions(t.db, [tx(13, { enhancedType: 'TOKEN_MINT' }), tx(14, { enhancedType: 'TRANSFER' }), tx(15, { enhancedType: 'BURN' })]);
+    await writeAddressLinks(t.db, [link(13, { relation: 3, enhancedType: 'TOKEN_MINT' }), link(14), link(15, { enhancedType: null })]);
+    await writeAddressLinks(t.db, [link(13, { relation: 1, enhancedType: null }), link(15, { enhancedType: 'BURN' })]);
+    // The links one per row (the view of migration 046): the type is the transaction's.
     const { rows } = await t.db.query<{ slot: string; relation: number; enhanced_type: string | null }>(
       'SELECT slot::text AS slot, relation, enhanced_type FROM address_transactions WHERE address = $1 ORDER BY slot',
       [W],
     );
     expect(rows.map((r) => [Number(r.slot), r.relation, r.enhanced_type])).toEqual([
-      [3, 1, 'TOKEN_MINT'],
-      [4, 1, 'TRANSFER'],
-      [5, 1, 'BURN'],
+      [13, 1, 'TOKEN_MINT'],
+      [14, 1, 'TRANSFER'],
+      [15, 1, 'BURN'],
     ]);
+    const { rows: typed } = await t.db.query<{ slot: string; enhanced_type: string }>(
+      'SELECT slot::text AS slot, enhanced_type FROM address_typed WHERE address = $1 ORDER BY slot',
+      [W],
+    );
+    expect(typed.map((r) => [Number(r.slot), r.enhanced_type])).toEqual([[13, 'TOKEN_MINT'], [14, 'TRANSFER'], [15, 'BURN']]);
   });
 });
 
 describe('history by type', () => {
-  it('filters on the link type, newest first; UNKNOWN is refused', async () => {
-    await writeTransactions(t.db, [tx(6, { enhancedType: 'UNKNOWN' }), tx(7, { enhancedType: null })]);
-    await writeAddressLinks(t.db, [link(6, { enhancedType: 'UNKNOWN' }), link(7, { enhancedType: null })]);
-    expect(await history()).toEqual([7, 6, 5, 4, 3]);
-    expect(await history('TRANSFER')).toEqual([4]);
-    expect(await history('BURN')).toEqual([5]);
-    expect(await history('TOKEN_MINT')).toEqual([3]);
+  it('filters on the transaction type, newest first; UNKNOWN is refused', async () => {
+    await writeTransactions(t.db, [tx(16, { enhancedType: 'UNKNOWN' }), tx(17, { enhancedType: null })]);
+    await writeAddressLinks(t.db, [link(16, { enhancedType: 'UNKNOWN' }), link(17, { enhancedType: null })]);
+    expect(await history()).toEqual([17, 16, 15, 14, 13]);
+    expect(await history('TRANSFER')).toEqual([14]);
+    expect(await history('BURN')).toEqual([15]);
+    expect(await history('TOKEN_MINT')).toEqual([13]);
     expect(await history('SWAP')).toEqual([]);
     await expect(history('UNKNOWN')).rejects.toThrow(/UNKNOWN/);
   });
 
-  it('the filtered query can use the partial type index', async () => {
-    const q = `SELECT t.signature FROM address_transactions a JOIN transactions t ON t.slot = a.slot AND t.tx_index = a.tx_index
-      WHERE a.address = $1 AND a.relation <= 2 AND a.slot <= 1000 AND a.enhanced_type = $2 AND a.enhanced_type <> 'UNKNOWN'
-      ORDER BY a.slot DESC, a.tx_index DESC LIMIT 10`;
+  it('a typed entry whose transaction holds another type does not match', async () => {
+    // Slot 14's transaction is a TRANSFER; a link written with another type leaves an entry the filter must not trust.
+    await writeAddressLinks(t.db, [link(14, { enhancedType: 'SWAP' })]);
+    expect(await history('SWAP')).toEqual([]);
+    expect(await history('TRANSFER')).toEqual([14]);
+  });
+
+  it('the filtered query reads the typed entries by their key', async () => {
+    const sql: { text: string; params: unknown[] }[] = [];
+    const spy = { query: (text: string, params: unknown[] = []) => (sql.push({ text, params }), t.db.query(text, params)) } as unknown as typeof t.db;
+    await queryHistory(spy, { address: W, maxRelation: 2, limit: 10, from: { slot: 15, txIndex: 0, signature: sig(15) }, ascending: false, maxSlot: 1_000, type: 'BURN' });
     const plan = await t.db.tx(async (c) => {
       await c.query('SET LOCAL enable_seqscan = off');
       await c.query('SET LOCAL enable_bitmapscan = off');
-      const { rows } = await c.query<Record<string, string>>(`EXPLAIN ${q.replace('$1', `'${W}'`).replace('$2', `'BURN'`)}`);
+      const { rows } = await c.query<Record<string, string>>(`EXPLAIN ${sql[0].text}`, sql[0].params);
       return rows.map((r) => Object.values(r)[0]).join('\n');
     });
-    // The table is partitioned (migration 032): the plan names the partitions' copies of the index.
-    expect(plan).toMatch(/address_transactions_\w*address_enhanced_type_\w*idx/);
+    // The table is partitioned (migration 032): the plan names the partitions' copies of the key.
+    expect(plan).toMatch(/address_typed_\w*pkey/);
   });
 });
