@@ -47,40 +47,41 @@ export interface HistoryQuery {
 }
 
 /**
- * The address links as rows `l` of (slot, tx_index, relation, changes) for `WHERE <address> = $1`, from the rows of
- * address_slots (migration 046: one per address and slot, the positions and what goes with them in aligned arrays),
- * or, with a type filter, from address_typed's entries (its key (address, type, slot, position) gives the order) and
- * the slot row each one is in. `typeCondition`: the SQL condition on the type parameter(s) `$n`, checked on the
- * entry and on the transaction (whose type is the one that counts: an entry a later record's type replaced never
- * matches).
+ * The address links of the relations `relations` (an SQL smallint[]) as rows (slot, tx_index, changes) for
+ * `WHERE <address> = $1`, each with its transaction `t`: from the rows of address_slots (migration 046: one per address
+ * and slot, the positions and what goes with them in aligned arrays), or, with a type filter, from address_typed's
+ * entries (its key (address, type, slot, position) gives the order) and the slot row each one is in. `typeCondition`:
+ * the SQL condition on the type parameter(s) `$n`, checked on the entry and on the transaction (whose type is the one
+ * that counts: an entry a later record's type replaced never matches).
  */
-function linkSource(typeCondition: ((column: string) => string) | null): { from: string; address: string; filter: string; slot: string; index: string; relation: string; changes: string } {
+function linkSource(typeCondition: ((column: string) => string) | null, relations: string): { from: string; address: string; filter: string; slot: string; index: string; changes: string } {
   // Each link's transaction by one probe of its key (slot, position), in a LATERAL subquery the planner keeps as it is:
   // the links come in key order from the slot rows (an incremental sort orders each slot's positions), so a page
   // stops after the slots it needs instead of joining every link of the address first.
   const tx = (slot: string, index: string) => `CROSS JOIN LATERAL (SELECT t.signature, t.block_time, t.fee, t.fee_payer, t.err, t.memo, t.enhanced_type
                               FROM transactions t WHERE t.slot = ${slot} AND t.tx_index = ${index} LIMIT 1) t`;
-  // Each slot row's arrays unnested once (the changes, one JSON array per row, with the positions they are aligned to).
-  const links = `ROWS FROM (unnest(a.tx_index), unnest(a.relation), jsonb_array_elements(a.changes)) AS l(tx_index, relation, changes)`;
-  const changes = `NULLIF(l.changes, 'null'::jsonb)`;
+  // Each slot row's links of the wanted relations (solgate_slot_links, migration 046: its arrays unnested once, the
+  // changes a JSON array aligned with the positions).
+  const links = `solgate_slot_links(a.tx_index, a.relation, a.changes, ${relations}) l`;
   if (!typeCondition) {
     return {
       from: `address_slots a CROSS JOIN LATERAL ${links}
         ${tx('a.slot', 'l.tx_index')}`,
-      address: 'a.address', filter: 'TRUE', slot: 'a.slot', index: 'l.tx_index', relation: 'l.relation', changes,
+      address: 'a.address', filter: 'TRUE', slot: 'a.slot', index: 'l.tx_index', changes: 'l.changes',
     };
   }
   return {
     from: `address_typed y JOIN address_slots a ON a.address = y.address AND a.slot = y.slot
-        CROSS JOIN LATERAL (SELECT l.relation, l.changes FROM ${links} WHERE l.tx_index = y.tx_index) l
+        CROSS JOIN LATERAL (SELECT l.changes FROM ${links} WHERE l.tx_index = y.tx_index) l
         ${tx('y.slot', 'y.tx_index')}`,
-    address: 'y.address', filter: `${typeCondition('y.enhanced_type')} AND ${typeCondition('t.enhanced_type')}`, slot: 'y.slot', index: 'y.tx_index', relation: 'l.relation', changes,
+    address: 'y.address', filter: `${typeCondition('y.enhanced_type')} AND ${typeCondition('t.enhanced_type')}`, slot: 'y.slot', index: 'y.tx_index', changes: 'l.changes',
   };
 }
 
 /** One page of a wallet's transactions, newest first (or oldest first when `ascending`), keyset-paginated. */
 export async function queryHistory(q: Queryable, h: HistoryQuery): Promise<HistoryRow[]> {
-  const params: unknown[] = [h.address, h.maxRelation, h.maxSlot, h.limit];
+  // Relations 1..maxRelation.
+  const params: unknown[] = [h.address, [1, 2, 3].filter((r) => r <= h.maxRelation), h.maxSlot, h.limit];
   let typeCondition: ((column: string) => string) | null = null;
   if (h.type !== undefined) {
     if (h.type === 'UNKNOWN') throw new Error('queryHistory: UNKNOWN is not a type filter');
@@ -88,7 +89,7 @@ export async function queryHistory(q: Queryable, h: HistoryQuery): Promise<Histo
     const n = params.length;
     typeCondition = (column) => `${column} = $${n}`;
   }
-  const src = linkSource(typeCondition);
+  const src = linkSource(typeCondition, '$2::smallint[]');
   let bound = '';
   if (h.from) {
     params.push(h.from.slot, h.from.txIndex);
@@ -102,7 +103,7 @@ export async function queryHistory(q: Queryable, h: HistoryQuery): Promise<Histo
   }>(
     `SELECT t.signature, ${src.slot} AS slot, ${src.index} AS tx_index, t.block_time, t.fee, t.fee_payer, t.err, ${src.changes} AS changes
        FROM ${src.from}
-      WHERE ${src.address} = $1 AND ${src.filter} AND ${src.relation} <= $2 AND ${src.slot} <= $3 ${bound}
+      WHERE ${src.address} = $1 AND ${src.filter} AND ${src.slot} <= $3 ${bound}
       ORDER BY ${src.slot} ${dir}, ${src.index} ${dir}
       LIMIT $4`,
     params,
@@ -163,8 +164,8 @@ export async function addressTransactionsPage(q: Queryable, x: AddressTxQuery): 
     if (x.types.includes('UNKNOWN')) where.push(`t.enhanced_type = ANY($${n}::text[])`);
     else typeCondition = (column) => `${column} = ANY($${n}::text[])`;
   }
-  const src = linkSource(typeCondition);
-  where.unshift(`${src.address} = $1`, src.filter, `${src.relation} = ANY($2::smallint[])`);
+  const src = linkSource(typeCondition, '$2::smallint[]');
+  where.unshift(`${src.address} = $1`, src.filter);
   const add = (col: string, r: Range | undefined, cast: string) => {
     for (const [k, v] of Object.entries(r ?? {})) {
       params.push(v);
