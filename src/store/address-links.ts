@@ -5,7 +5,7 @@
  * the history's type filter). The reads are in ./chain-reads.ts.
  */
 import type { Queryable } from './db.js';
-import { arrayLiteral, run, type Copy, type Statement } from './bulk.js';
+import { arrayLiteral, combineStatements, run, type Copy, type Statement } from './bulk.js';
 import { CopyPieceCollector, copyField } from './copy-text.js';
 import type { AddressLinkRow, BalanceChange } from './block-update.js';
 
@@ -72,8 +72,10 @@ export function addressLinksStatements(rows: readonly AddressLinkRow[], fresh = 
   return out;
 }
 
+/** Writes links with the guarded statements, as one statement (both tables or neither). */
 export async function writeAddressLinks(q: Queryable, rows: AddressLinkRow[]): Promise<void> {
-  for (const s of addressLinksStatements(rows)) await run(q, s);
+  const stmts = addressLinksStatements(rows);
+  if (stmts.length) await run(q, combineStatements(stmts));
 }
 
 /**
