@@ -60,19 +60,22 @@ function linkSource(typeCondition: ((column: string) => string) | null, relation
   // stops after the slots it needs instead of joining every link of the address first.
   const tx = (slot: string, index: string) => `CROSS JOIN LATERAL (SELECT t.signature, t.block_time, t.fee, t.fee_payer, t.err, t.memo, t.enhanced_type
                               FROM transactions t WHERE t.slot = ${slot} AND t.tx_index = ${index} LIMIT 1) t`;
-  // Each slot row's links of the wanted relations (solgate_slot_links, migration 046: its arrays unnested once, the
-  // changes a JSON array aligned with the positions).
-  const links = `solgate_slot_links(a.tx_index, a.relation, a.changes, ${relations}) l`;
   if (!typeCondition) {
+    // Each slot row's links of the wanted relations (solgate_slot_links, migration 046: its arrays unnested once, the
+    // changes a JSON array aligned with the positions).
     return {
-      from: `address_slots a CROSS JOIN LATERAL ${links}
+      from: `address_slots a CROSS JOIN LATERAL solgate_slot_links(a.tx_index, a.relation, a.changes, ${relations}) l
         ${tx('a.slot', 'l.tx_index')}`,
       address: 'a.address', filter: 'TRUE', slot: 'a.slot', index: 'l.tx_index', changes: 'l.changes',
     };
   }
   return {
-    from: `address_typed y JOIN address_slots a ON a.address = y.address AND a.slot = y.slot
-        CROSS JOIN LATERAL (SELECT l.changes FROM ${links} WHERE l.tx_index = y.tx_index) l
+    // The entries in key order; each one's link found in its slot row by position (array_position), in a LATERAL
+    // subquery as the transaction's, so the plan walks the entries' index and stops after a page.
+    from: `address_typed y
+        CROSS JOIN LATERAL (SELECT NULLIF(a.changes -> (p.k - 1), 'null'::jsonb) AS changes
+                              FROM address_slots a CROSS JOIN LATERAL (SELECT array_position(a.tx_index, y.tx_index) AS k) p
+                             WHERE a.address = y.address AND a.slot = y.slot AND a.relation[p.k] = ANY(${relations}) LIMIT 1) l
         ${tx('y.slot', 'y.tx_index')}`,
     address: 'y.address', filter: `${typeCondition('y.enhanced_type')} AND ${typeCondition('t.enhanced_type')}`, slot: 'y.slot', index: 'y.tx_index', changes: 'l.changes',
   };
