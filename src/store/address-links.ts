@@ -111,6 +111,7 @@ function slotLine(address: string, group: readonly AddressLinkRow[], from: numbe
   let anyWritten = false;
   for (let i = from; i < to; i++) {
     const r = position(group[i]);
+    if (i > from && r.txIndex === group[i - 1].txIndex) throw new Error(`address link: ${r.address} at ${r.slot}/${r.txIndex} twice (links must be distinct)`);
     const sep = i === from ? '' : ',';
     txs += `${sep}${r.txIndex}`;
     rels += `${sep}${r.relation}`;

@@ -96,4 +96,9 @@ describe('COPY text', () => {
     expect(copies[0].text.join('')).toBe('W\t1\t{0,1}\t{1,1}\t\\N\t{t,t}\nW\t2\t{0,5}\t{1,1}\t\\N\t{t,t}\nW\t3\t{0}\t{1}\t\\N\t{t}\n');
     expect(copies[1].text.join('')).toBe('W\tSWAP\t2\t0\nW\tTRANSFER\t1\t0\nW\tTRANSFER\t3\t0\n');
   });
+
+  it('refuses a link given twice rather than store a position twice in a slot row', () => {
+    const link: AddressLinkRow = { address: 'W', slot: 1, txIndex: 4, relation: 1, changes: null, enhancedType: null, writable: true };
+    expect(() => addressLinksCopies([link, { ...link, txIndex: 2 }, { ...link, relation: 3 }])).toThrow(/W at 1\/4 twice/);
+  });
 });
