@@ -111,6 +111,24 @@ describe('migration 046 (address links per address and slot)', () => {
     expect(await viewRows()).toEqual(before);
   });
 
+  it('two writers of one slot row at once: both sets of positions are kept', async () => {
+    const link = (txIndex: number): AddressLinkRow => ({ address: 'busy', slot: 20, txIndex, relation: 1, changes: null, enhancedType: 'SWAP', writable: true });
+    // Interleaved positions, written concurrently (on PostgreSQL two connections: the second waits for the first's row
+    // and merges into it), several rounds.
+    for (let round = 0; round < 5; round++) {
+      const base = round * 100;
+      await Promise.all([
+        t.db.tx((q) => writeAddressLinks(q, [0, 2, 4, 6].map((i) => link(base + i)))),
+        t.db.tx((q) => writeAddressLinks(q, [1, 3, 5, 7].map((i) => link(base + i)))),
+      ]);
+    }
+    const { rows } = await t.db.query<{ tx_index: number[] }>(`SELECT tx_index FROM address_slots WHERE address = 'busy' AND slot = 20`);
+    expect(rows).toHaveLength(1);
+    expect(rows[0].tx_index).toEqual([0, 100, 200, 300, 400].flatMap((b) => [0, 1, 2, 3, 4, 5, 6, 7].map((i) => b + i)));
+    const { rows: typed } = await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM address_typed WHERE address = 'busy'`);
+    expect(typed[0].n).toBe(40);
+  });
+
   it('knows which addresses a slot range wrote (relation 1, flag not false)', async () => {
     expect([...(await writtenBetween(t.db, ['wallet', 'other', 'nobody'], 10, 10))].sort()).toEqual(['other', 'wallet']);
     // Slot 11: wallet's only link there is not written.
