@@ -3,6 +3,7 @@
  * (one round trip whatever the row count; the same SQL runs on PostgreSQL and PGlite).
  */
 import type { Queryable } from './db.js';
+import { copyPieces, type CopyField } from './copy-text.js';
 
 /** A column of a bulk insert: its name, its PostgreSQL type, and how to read it from a row. */
 export interface BulkColumn<R> {
@@ -67,6 +68,12 @@ export interface Statement {
    * `sql` runs instead). Where rows are normally new, the plain insert skips the speculative insertion.
    */
   plainSql?: string;
+  /**
+   * The rows of the plain form (`plainSql`, or `sql` where that has no ON CONFLICT clause) as COPY text, made when
+   * asked: what a write of a batch of new blocks sends by COPY instead (src/store/write-block.ts). Only on append-only
+   * tables without foreign keys, whose rows a COPY stores exactly as the plain insert would.
+   */
+  copy?: () => Copy;
 }
 
 /** Rows for `Queryable.copyFrom`: the table, its columns, and the rows as COPY text in pieces (src/store/copy-text.ts). */
@@ -101,6 +108,16 @@ export function bulkInsertStatement<R>(
     sql: `INSERT INTO ${table} AS t (${names}) SELECT ${sel} FROM unnest(${unnest}) AS u(${names}) ${orderBy ? `ORDER BY ${orderBy} ` : ''}${conflict}`,
     params,
   };
+}
+
+/**
+ * `s` (a plain insert of `rows` into `table`, `columns` as in `bulkInsertStatement`) with its COPY form
+ * (`Statement.copy`), for the append-only tables whose new rows a batch of blocks may send by COPY.
+ */
+export function withCopy<R>(s: Statement | null, table: string, columns: readonly BulkColumn<R>[], rows: readonly R[]): Statement | null {
+  if (!s) return null;
+  const fields = columns.map((c) => c.get as CopyField<R>);
+  return { ...s, copy: () => ({ table, columns: columns.map((c) => c.name), text: copyPieces(rows, fields) }) };
 }
 
 /** Runs `bulkInsertStatement` (nothing without rows). */

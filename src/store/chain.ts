@@ -4,7 +4,7 @@
  * Writers are idempotent (keyed by slot / signature); the reads of transactions and links are in ./chain-reads.ts.
  */
 import type { Queryable } from './db.js';
-import { bulkInsertStatement, run, type Statement } from './bulk.js';
+import { bulkInsertStatement, run, withCopy, type BulkColumn, type Statement } from './bulk.js';
 import type { BlockRow, TxRow } from './block-update.js';
 
 const CHECKPOINT_ID = 'chain';
@@ -32,27 +32,36 @@ export async function writeBlocks(q: Queryable, rows: BlockRow[]): Promise<void>
   await run(q, blocksStatement(rows));
 }
 
-export function transactionsStatement(rows: TxRow[]): Statement | null {
-  return bulkInsertStatement(
+/** The columns of a transaction row, for the statement and (in this order) for COPY. */
+const TX_COLUMNS: BulkColumn<TxRow>[] = [
+  { name: 'signature', type: 'text', get: (r) => r.signature },
+  { name: 'slot', type: 'bigint', get: (r) => r.slot },
+  { name: 'tx_index', type: 'int', get: (r) => r.txIndex },
+  { name: 'block_time', type: 'bigint', get: (r) => r.blockTime },
+  { name: 'fee', type: 'bigint', get: (r) => r.fee },
+  { name: 'fee_payer', type: 'text', get: (r) => r.feePayer },
+  { name: 'err', type: 'jsonb', get: (r) => (r.err == null ? null : JSON.stringify(r.err)) },
+  { name: 'has_meta', type: 'bool', get: (r) => r.hasMeta },
+  { name: 'enhanced_type', type: 'text', get: (r) => r.enhancedType },
+  { name: 'memo', type: 'text', get: (r) => r.memo },
+];
+
+/**
+ * `fresh`: the rows are taken to be new (whole blocks not written before, src/store/write-block.ts): a plain INSERT,
+ * which a stored key fails as a whole (the caller then writes the guarded statement), also as COPY (`copy`).
+ */
+export function transactionsStatement(rows: TxRow[], fresh = false): Statement | null {
+  const s = bulkInsertStatement(
     'transactions',
-    [
-      { name: 'signature', type: 'text', get: (r: TxRow) => r.signature },
-      { name: 'slot', type: 'bigint', get: (r) => r.slot },
-      { name: 'tx_index', type: 'int', get: (r) => r.txIndex },
-      { name: 'block_time', type: 'bigint', get: (r) => r.blockTime },
-      { name: 'fee', type: 'bigint', get: (r) => r.fee },
-      { name: 'fee_payer', type: 'text', get: (r) => r.feePayer },
-      { name: 'err', type: 'jsonb', get: (r) => (r.err == null ? null : JSON.stringify(r.err)) },
-      { name: 'has_meta', type: 'bool', get: (r) => r.hasMeta },
-      { name: 'enhanced_type', type: 'text', get: (r) => r.enhancedType },
-      { name: 'memo', type: 'text', get: (r) => r.memo },
-    ],
+    TX_COLUMNS,
     rows,
     // A record with meta completes one seen earlier without it (Geyser-style); otherwise the first write stays,
     // except that a row without a type (written before migration 015) takes the type of a record at least as
     // complete (re-ingesting old slots fills types in), and a row whose memo is not known ('', written before
     // migration 028) takes the record's. The key is (signature, slot): the table is partitioned by slot (migration 032).
-    `ON CONFLICT (signature, slot) DO UPDATE SET
+    fresh
+      ? ''
+      : `ON CONFLICT (signature, slot) DO UPDATE SET
        fee = CASE WHEN t.has_meta THEN t.fee ELSE EXCLUDED.fee END,
        err = CASE WHEN t.has_meta THEN t.err ELSE EXCLUDED.err END,
        has_meta = t.has_meta OR EXCLUDED.has_meta,
@@ -63,6 +72,7 @@ export function transactionsStatement(rows: TxRow[]): Statement | null {
         OR (t.enhanced_type IS NULL AND EXCLUDED.enhanced_type IS NOT NULL AND EXCLUDED.has_meta >= t.has_meta)
         OR (t.memo = '' AND EXCLUDED.memo IS DISTINCT FROM '')`,
   );
+  return fresh ? withCopy(s, 'transactions', TX_COLUMNS, rows) : s;
 }
 
 export async function writeTransactions(q: Queryable, rows: TxRow[]): Promise<void> {

@@ -1,6 +1,7 @@
 /** Table family "priority fees" (priority_fees): recent compute-unit prices per slot and account. */
 import type { Queryable } from './db.js';
 import type { Statement } from './bulk.js';
+import { copyPieces } from './copy-text.js';
 
 export interface PriorityFeeRow {
   slot: number;
@@ -27,6 +28,11 @@ export function priorityFeesStatement(rows: readonly PriorityFeeRow[]): Statemen
     params: [
       rows.map((r) => r.slot), rows.map((r) => r.account), rows.map((r) => `{${r.rates.join(',')}}`), rows.map((r) => r.votes),
     ],
+    copy: () => ({
+      table: 'priority_fees',
+      columns: ['slot', 'account', 'rates', 'votes'],
+      text: copyPieces(rows, [(r) => r.slot, (r) => r.account, (r) => `{${r.rates.join(',')}}`, (r) => r.votes]),
+    }),
   };
 }
 

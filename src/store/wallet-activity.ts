@@ -4,29 +4,31 @@
  * ever moves to an earlier transfer.
  */
 import type { Queryable } from './db.js';
-import { bulkInsertStatement, run, type Statement, dedupeBy } from './bulk.js';
+import { bulkInsertStatement, run, withCopy, type BulkColumn, type Statement, dedupeBy } from './bulk.js';
 import type { FundingRow, WalletTransferRow } from './block-update.js';
 
-/** `fresh`: the rows are taken to be new, a plain INSERT (as `addressLinksStatements` in address-links.ts). */
+/** The columns of a transfer row, for the statement and (in this order) for COPY. */
+const TRANSFER_COLUMNS: BulkColumn<WalletTransferRow>[] = [
+  { name: 'wallet', type: 'text', get: (r) => r.wallet },
+  { name: 'slot', type: 'bigint', get: (r) => r.slot },
+  { name: 'tx_index', type: 'int', get: (r) => r.txIndex },
+  { name: 'signature', type: 'text', get: (r) => r.signature },
+  { name: 'ord', type: 'int', get: (r) => r.ord },
+  { name: 'direction', type: 'char', get: (r) => r.direction },
+  { name: 'counterparty', type: 'text', get: (r) => r.counterparty },
+  { name: 'mint', type: 'text', get: (r) => r.mint },
+  { name: 'amount', type: 'numeric', get: (r) => r.amount },
+  { name: 'decimals', type: 'smallint', get: (r) => r.decimals },
+  { name: 'block_time', type: 'bigint', get: (r) => r.blockTime },
+];
+
+/**
+ * `fresh`: the rows are taken to be new, a plain INSERT (as `addressLinksStatements` in address-links.ts), also as
+ * COPY (`copy`).
+ */
 export function transfersStatement(rows: WalletTransferRow[], fresh = false): Statement | null {
-  return bulkInsertStatement(
-    'wallet_transfers',
-    [
-      { name: 'wallet', type: 'text', get: (r: WalletTransferRow) => r.wallet },
-      { name: 'slot', type: 'bigint', get: (r) => r.slot },
-      { name: 'tx_index', type: 'int', get: (r) => r.txIndex },
-      { name: 'signature', type: 'text', get: (r) => r.signature },
-      { name: 'ord', type: 'int', get: (r) => r.ord },
-      { name: 'direction', type: 'char', get: (r) => r.direction },
-      { name: 'counterparty', type: 'text', get: (r) => r.counterparty },
-      { name: 'mint', type: 'text', get: (r) => r.mint },
-      { name: 'amount', type: 'numeric', get: (r) => r.amount },
-      { name: 'decimals', type: 'smallint', get: (r) => r.decimals },
-      { name: 'block_time', type: 'bigint', get: (r) => r.blockTime },
-    ],
-    rows,
-    fresh ? '' : 'ON CONFLICT DO NOTHING',
-  );
+  const s = bulkInsertStatement('wallet_transfers', TRANSFER_COLUMNS, rows, fresh ? '' : 'ON CONFLICT DO NOTHING');
+  return fresh ? withCopy(s, 'wallet_transfers', TRANSFER_COLUMNS, rows) : s;
 }
 
 export async function writeTransfers(q: Queryable, rows: WalletTransferRow[]): Promise<void> {

@@ -68,7 +68,7 @@ export const COPY_MIN_LINKS = 10_000;
 function coreStatements(u: BlockUpdate, blocks: BlockUpdate[], fresh = false, links: AddressLinkRow[] = dedupeLinks(u)): Statement[] {
   const stmts = [
     blocksStatement(blocks.flatMap((b) => (b.block ? [b.block] : []))),
-    transactionsStatement(dedupeBy(u.transactions, (t) => t.signature, (a, b) => a.hasMeta || !b.hasMeta)),
+    transactionsStatement(dedupeBy(u.transactions, (t) => t.signature, (a, b) => a.hasMeta || !b.hasMeta), fresh),
     ...addressLinksStatements(links, fresh),
     solBalancesStatement(u.solBalances),
     mintsStatement(u.mints),
@@ -88,21 +88,12 @@ async function writeUpdateRows(q: Queryable, u: BlockUpdate, blocks: BlockUpdate
   // Not waiting for the WAL flush is safe here: the checkpoint commits with the rows, so after a crash the
   // ingester resumes from the last durable checkpoint and re-writes (idempotently) whatever was lost.
   await q.query('SET LOCAL synchronous_commit = off');
-  const statement = (fresh: boolean, links?: AddressLinkRow[]): Statement | null => {
-    const all = [...coreStatements(u, blocks, fresh, links), ...(fresh ? extra.map(plain) : extra)];
-    return all.length ? combineStatements(all) : null;
-  };
   let written = false;
   if (tryFresh(u, blocks)) {
     // A savepoint, so that a unique violation leaves the transaction usable for the guarded statement.
     await q.query('SAVEPOINT fresh_rows');
-    // A batch's new links by COPY where the transaction can, the rest in the plain statement.
-    const links = dedupeLinks(u);
-    const copies = q.copyFrom && links.length >= COPY_MIN_LINKS ? addressLinksCopies(links) : [];
-    const all = statement(true, copies.length ? [] : links) as Statement;
     try {
-      for (const c of copies) await q.copyFrom?.(c.table, c.columns, c.text);
-      await q.query(all.sql, all.params);
+      await writeFresh(q, u, blocks, extra);
       written = true;
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
@@ -110,8 +101,13 @@ async function writeUpdateRows(q: Queryable, u: BlockUpdate, blocks: BlockUpdate
     }
     await q.query('RELEASE SAVEPOINT fresh_rows');
   }
-  const all = written ? null : statement(false);
-  if (all) await q.query(all.sql, all.params);
+  if (!written) {
+    const guarded = [...coreStatements(u, blocks), ...extra];
+    if (guarded.length) {
+      const all = combineStatements(guarded);
+      await q.query(all.sql, all.params);
+    }
+  }
   await writeNameRecords(q, u.nameRecords);
   await writeAssetAccounts(q, u.assetAccounts);
   await writeCnft(q, { assets: u.cnftAssets, nodes: u.cnftNodes, signatures: u.cnftSignatures });
@@ -211,7 +207,30 @@ export async function writeUpdatesInTx(q: Queryable, updates: BlockUpdate[]): Pr
 }
 
 /** A statement as the first, plain try of new rows runs it: its `plainSql` where it has one. */
-const plain = (s: Statement): Statement => (s.plainSql ? { sql: s.plainSql, params: s.params } : s);
+const plain = (s: Statement): Statement => (s.plainSql ? { sql: s.plainSql, params: s.params, copy: s.copy } : s);
+
+/**
+ * The first, plain try of new rows in the transaction `q`: with {@link COPY_MIN_LINKS} links or more (a batch of
+ * blocks) and a transaction that can COPY, the links and every plain statement that has a COPY form
+ * (`Statement.copy`: transactions, wallet transfers, priority-fee samples) go by COPY — about half of PostgreSQL's
+ * time for the same rows (docs/benchmarks.md#replay) — and the rest as one statement; otherwise all of it as one
+ * statement. A stored key fails it with a unique violation, as the plain statement would.
+ */
+async function writeFresh(q: Queryable, u: BlockUpdate, blocks: BlockUpdate[], extra: Statement[], opts: { asyncCommit?: boolean } = {}): Promise<void> {
+  const links = dedupeLinks(u);
+  const copying = q.copyFrom !== undefined && links.length >= COPY_MIN_LINKS;
+  const copies = copying ? addressLinksCopies(links) : [];
+  const rest: Statement[] = [];
+  for (const s of [...coreStatements(u, blocks, true, copying ? [] : links), ...extra.map(plain)]) {
+    if (copying && s.copy) copies.push(s.copy());
+    else rest.push(s);
+  }
+  for (const c of copies) await q.copyFrom?.(c.table, c.columns, c.text);
+  if (rest.length) {
+    const one = combineStatements(rest, opts);
+    await q.query(one.sql, one.params);
+  }
+}
 
 /** PostgreSQL's unique_violation (both drivers report the SQLSTATE as `code`). */
 function isUniqueViolation(err: unknown): boolean {
@@ -253,13 +272,8 @@ export async function writeUpdates(db: Db, updates: BlockUpdate[], more: Stateme
       try {
         const links = dedupeLinks(merged);
         if (links.length >= COPY_MIN_LINKS) {
-          // The new links by COPY, in a transaction with the one statement of the rest.
-          await db.tx(async (q) => {
-            const copies = q.copyFrom ? addressLinksCopies(links) : [];
-            const rest = combineStatements([...coreStatements(merged, updates, true, copies.length ? [] : links), ...extra.map(plain)], { asyncCommit: true });
-            for (const c of copies) await q.copyFrom?.(c.table, c.columns, c.text);
-            await q.query(rest.sql, rest.params);
-          });
+          // The new links and the other rows that can go by COPY, in a transaction with the one statement of the rest.
+          await db.tx((q) => writeFresh(q, merged, updates, extra, { asyncCommit: true }));
         } else {
           const one = combineStatements([...coreStatements(merged, updates, true, links), ...extra.map(plain)], { asyncCommit: true });
           await db.query(one.sql, one.params);

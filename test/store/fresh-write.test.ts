@@ -167,15 +167,27 @@ describe('writeUpdates: plain inserts for new blocks, the guarded statement othe
 
   it(`a batch of ${COPY_MIN_LINKS} links or more goes by COPY, and a COPY that meets stored rows falls back to the guarded statement`, async () => {
     // Two links per transaction: the smallest batch that is copied, in two blocks.
-    const big = () => [block(600, COPY_MIN_LINKS / 4), block(601, COPY_MIN_LINKS / 4)];
+    // One transaction with an error and a memo that COPY text must escape (tab, backslash, line break, quotes).
+    const big = () => {
+      const blocks = [block(600, COPY_MIN_LINKS / 4), block(601, COPY_MIN_LINKS / 4)];
+      Object.assign(blocks[0].transactions[1], { err: { InstructionError: [0, { Custom: 6001 }] }, memo: '[3] a\tb\\c\n"q"' });
+      return blocks;
+    };
     rec.sql.length = 0;
-    await writeUpdates(rec.db, big());
-    expect(rec.sql.slice(0, 2)).toEqual(['COPY address_slots', 'COPY address_typed']);
-    expect(rec.sql).toHaveLength(3);
-    expect(cte(rec.sql[2], 'address_slots')).toBeUndefined();
-    expect(cte(rec.sql[2], 'wallet_transfers')).not.toMatch(/ON CONFLICT/);
+    const fees = priorityFeesStatement([600, 601].map((slot) => ({ slot, account: A, rates: [5n, 7n], votes: 0 })))!;
+    await writeUpdates(rec.db, big(), [fees]);
+    // The links, the transactions, the transfers and the priority-fee samples by COPY; the rest in one statement.
+    expect(rec.sql.slice(0, -1)).toEqual(['COPY address_slots', 'COPY address_typed', 'COPY transactions', 'COPY wallet_transfers', 'COPY priority_fees']);
+    const rest = rec.sql.at(-1) as string;
+    for (const table of ['address_slots', 'transactions', 'wallet_transfers', 'priority_fees']) expect(cte(rest, table)).toBeUndefined();
+    expect(cte(rest, 'blocks')).toMatch(/ON CONFLICT/);
     await writeGuarded(guarded.db, big());
     expect(await tableDigests(fresh.db, TABLES)).toEqual(await tableDigests(guarded.db, TABLES));
+    const { rows: feeRows } = await fresh.db.query<{ slot: string; rates: string[] }>(
+      'SELECT slot::text AS slot, rates::text[] AS rates FROM priority_fees WHERE slot IN (600, 601) ORDER BY slot');
+    expect(feeRows).toEqual([{ slot: '600', rates: ['5', '7'] }, { slot: '601', rates: ['5', '7'] }]);
+    const { rows: odd } = await fresh.db.query<{ err: unknown; memo: string }>('SELECT err, memo FROM transactions WHERE signature = $1', [sig(600, 1)]);
+    expect(odd).toEqual([{ err: { InstructionError: [0, { Custom: 6001 }] }, memo: '[3] a\tb\\c\n"q"' }]);
 
     // Again, with one block more: the COPY fails as a whole, the guarded statement adds the new block only.
     rec.sql.length = 0;
