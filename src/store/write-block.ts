@@ -216,8 +216,9 @@ const plain = (s: Statement): Statement => (s.plainSql ? { sql: s.plainSql, para
  * time for the same rows (docs/benchmarks.md#replay) — and the rest as one statement; otherwise all of it as one
  * statement. A stored key fails it with a unique violation, as the plain statement would.
  */
-async function writeFresh(q: Queryable, u: BlockUpdate, blocks: BlockUpdate[], extra: Statement[], opts: { asyncCommit?: boolean } = {}): Promise<void> {
-  const links = dedupeLinks(u);
+async function writeFresh(
+  q: Queryable, u: BlockUpdate, blocks: BlockUpdate[], extra: Statement[], opts: { asyncCommit?: boolean } = {}, links = dedupeLinks(u),
+): Promise<void> {
   const copying = q.copyFrom !== undefined && links.length >= COPY_MIN_LINKS;
   const copies = copying ? addressLinksCopies(links) : [];
   const rest: Statement[] = [];
@@ -257,7 +258,8 @@ function tryFresh(merged: BlockUpdate, updates: BlockUpdate[]): boolean {
  * same event loop while this write runs). `more`: further guarded statements of other families (independent of
  * these tables' new rows) to commit with the update.
  * Whole blocks are tried with plain inserts first (`tryFresh`); with {@link COPY_MIN_LINKS} links or more (a batch
- * of blocks: catch-up, replay) the links go by COPY and the rest as that one statement, in one transaction.
+ * of blocks: catch-up, replay) the links and the other rows with a COPY form go by COPY and the rest as that one
+ * statement, in one transaction (`writeFresh`).
  */
 export async function writeUpdates(db: Db, updates: BlockUpdate[], more: Statement[] = []): Promise<void> {
   if (!updates.length) return;
@@ -273,7 +275,7 @@ export async function writeUpdates(db: Db, updates: BlockUpdate[], more: Stateme
         const links = dedupeLinks(merged);
         if (links.length >= COPY_MIN_LINKS) {
           // The new links and the other rows that can go by COPY, in a transaction with the one statement of the rest.
-          await db.tx((q) => writeFresh(q, merged, updates, extra, { asyncCommit: true }));
+          await db.tx((q) => writeFresh(q, merged, updates, extra, { asyncCommit: true }, links));
         } else {
           const one = combineStatements([...coreStatements(merged, updates, true, links), ...extra.map(plain)], { asyncCommit: true });
           await db.query(one.sql, one.params);
