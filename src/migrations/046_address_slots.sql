@@ -99,19 +99,6 @@ LANGUAGE sql IMMUTABLE AS $$
            GROUP BY u.i) g
 $$;
 
--- The links of a slot row whose relation is one of `rels`: position, relation, changes. For the history reads
--- (src/store/chain-reads.ts), which walk an address's slot rows newest first and stop after a page: the SET clause keeps
--- the planner from inlining it, so it plans with ROWS 100 per slot row. Inlined, a relation filter on the unnested
--- arrays is estimated at a row or two per slot row, and the planner sorted every link of a busy address instead of
--- reading its slot rows in key order (62 ms instead of 3 ms for a page of 1,000 over 27,300 links).
-CREATE FUNCTION solgate_slot_links(tx INT[], rel SMALLINT[], ch JSONB, rels SMALLINT[])
-RETURNS TABLE (tx_index INT, relation SMALLINT, changes JSONB)
-LANGUAGE sql IMMUTABLE PARALLEL SAFE ROWS 100 SET search_path = pg_catalog AS $$
-  SELECT l.i, l.r, NULLIF(l.c, 'null'::jsonb)
-    FROM ROWS FROM (unnest(tx), unnest(rel), jsonb_array_elements(ch)) AS l(i, r, c)
-   WHERE l.r = ANY(rels)
-$$;
-
 -- The links one per row, as address_transactions had them (the type is the transaction's).
 CREATE VIEW address_transactions AS
 SELECT s.address, s.slot, l.tx_index, l.relation, NULLIF(s.changes -> (l.k - 1)::INT, 'null'::JSONB) AS changes,
