@@ -28,7 +28,7 @@
  *
  *   npm run bench -- replay [--copies 100] [--batch 8] [--no-split] [--cpu-prof DIR] [--root DIR] [--baseline-root DIR] [--pairs N]
  */
-import { spawn, type SpawnOptions } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -44,6 +44,7 @@ import { mergeUpdates } from '../src/store/write-block.js';
 import { alternationOf, type Alternation } from './lib/alternation.js';
 import { numberFlag, parseFlags } from './lib/args.js';
 import { countRows, createBenchDb } from './lib/db.js';
+import { cliDb, ensureBuild } from './lib/checkout.js';
 import { fmt, REPO_ROOT, table, writeResult } from './lib/report.js';
 import { measureStorage, storageRows, type StorageReport } from './lib/storage.js';
 import { timeDb } from './lib/timed-db.js';
@@ -157,32 +158,6 @@ function runCli(root: string, dir: string, url: string, cpuProf?: string): Promi
         resolve({ ms, stdout: out.trim(), cpu });
       }
     });
-  });
-}
-
-/**
- * A throwaway database for the CLI of `root`, migrated by that CLI (`solgate migrate`) before anything is timed, so
- * checkouts whose schemas differ each replay into their own.
- */
-async function cliDb(root: string): Promise<Awaited<ReturnType<typeof createBenchDb>>> {
-  const db = await createBenchDb({ migrate: false });
-  await runNode(root, [join(root, 'dist', 'cli', 'main.js'), 'migrate'], 'solgate migrate', {
-    env: { ...process.env, DATABASE_URL: db.url, LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  return db;
-}
-
-function ensureBuild(root: string): Promise<void> {
-  return runNode(root, [join(root, 'scripts', 'build.mjs'), '--if-stale'], 'build', { stdio: 'inherit' });
-}
-
-/** Runs `node <args>` in `root`; rejects naming `what` unless it exits with 0. */
-function runNode(root: string, args: string[], what: string, opts: Omit<SpawnOptions, 'cwd'>): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, args, { ...opts, cwd: root });
-    p.on('error', reject);
-    p.on('exit', (c) => (c === 0 ? resolve() : reject(new Error(`replay bench: ${what} failed (${c})`))));
   });
 }
 
