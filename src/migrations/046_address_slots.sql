@@ -91,18 +91,18 @@ LANGUAGE sql IMMUTABLE AS $$
     FROM (SELECT u.i, min(u.r)::SMALLINT AS r,
                  (array_agg(u.c ORDER BY u.src DESC) FILTER (WHERE u.c IS NOT NULL))[1] AS c,
                  (array_agg(u.w ORDER BY u.src DESC) FILTER (WHERE u.w IS NOT NULL))[1] AS w
-            FROM (SELECT o.i, o.r, NULLIF(o_ch -> (o.k - 1)::INT, 'null'::JSONB) AS c, o.w, 0 AS src
-                    FROM unnest(o_tx, o_rel, o_wr) WITH ORDINALITY AS o(i, r, w, k)
+            FROM (SELECT o.i, o.r, NULLIF(o.c, 'null'::JSONB) AS c, o.w, 0 AS src
+                    FROM ROWS FROM (unnest(o_tx), unnest(o_rel), jsonb_array_elements(o_ch), unnest(o_wr)) AS o(i, r, c, w)
                   UNION ALL
-                  SELECT n.i, n.r, NULLIF(n_ch -> (n.k - 1)::INT, 'null'::JSONB), n.w, 1
-                    FROM unnest(n_tx, n_rel, n_wr) WITH ORDINALITY AS n(i, r, w, k)) u
+                  SELECT n.i, n.r, NULLIF(n.c, 'null'::JSONB), n.w, 1
+                    FROM ROWS FROM (unnest(n_tx), unnest(n_rel), jsonb_array_elements(n_ch), unnest(n_wr)) AS n(i, r, c, w)) u
            GROUP BY u.i) g
 $$;
 
 -- The links one per row, as address_transactions had them (the type is the transaction's).
 CREATE VIEW address_transactions AS
-SELECT s.address, s.slot, l.tx_index, l.relation, NULLIF(s.changes -> (l.k - 1)::INT, 'null'::JSONB) AS changes,
-       t.enhanced_type, l.writable
+SELECT s.address, s.slot, l.tx_index, l.relation, NULLIF(l.changes, 'null'::JSONB) AS changes, t.enhanced_type, l.writable
   FROM address_slots s
- CROSS JOIN LATERAL unnest(s.tx_index, s.relation, s.writable) WITH ORDINALITY AS l(tx_index, relation, writable, k)
+ CROSS JOIN LATERAL ROWS FROM (unnest(s.tx_index), unnest(s.relation), jsonb_array_elements(s.changes), unnest(s.writable))
+       AS l(tx_index, relation, changes, writable)
   LEFT JOIN transactions t ON t.slot = s.slot AND t.tx_index = l.tx_index;

@@ -74,13 +74,15 @@ function linkSource(typeCondition: ((column: string) => string) | null, relation
   }
   return {
     // The entries in key order; each one's link found in its slot row by position (array_position), in a LATERAL
-    // subquery as the transaction's, so the plan walks the entries' index and stops after a page.
+    // subquery as the transaction's, so the plan walks the entries' index and stops after a page. The row's changes
+    // are taken apart only where a read selects them.
     from: `address_typed y
-        CROSS JOIN LATERAL (SELECT NULLIF(a.changes -> (p.k - 1), 'null'::jsonb) AS changes
+        CROSS JOIN LATERAL (SELECT p.k, a.changes AS row_changes
                               FROM address_slots a CROSS JOIN LATERAL (SELECT array_position(a.tx_index, y.tx_index) AS k) p
                              WHERE a.address = y.address AND a.slot = y.slot AND a.relation[p.k] = ANY(${relations}) LIMIT 1) l
         ${tx('y.slot', 'y.tx_index')}`,
-    address: 'y.address', filter: `${typeCondition('y.enhanced_type')} AND ${typeCondition('t.enhanced_type')}`, slot: 'y.slot', index: 'y.tx_index', changes: 'l.changes',
+    address: 'y.address', filter: `${typeCondition('y.enhanced_type')} AND ${typeCondition('t.enhanced_type')}`, slot: 'y.slot', index: 'y.tx_index',
+    changes: `NULLIF(l.row_changes -> (l.k - 1), 'null'::jsonb)`,
   };
 }
 
