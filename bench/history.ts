@@ -34,9 +34,7 @@ const BASE_SLOT = 254170887;
 
 interface Checkout {
   which: 'this' | 'baseline';
-  root: string;
   bench: BenchDb;
-  reads: typeof ChainReads;
   cases: [string, () => Promise<unknown>][];
 }
 
@@ -113,15 +111,13 @@ export async function run(argv: string[] = []): Promise<HistoryBenchResult> {
     let addresses: HistoryBenchResult['addresses'] | null = null;
     for (const [which, r] of [['this', root], ...(baselineRoot ? [['baseline', baselineRoot]] : [])] as ['this' | 'baseline', string][]) {
       await ensureBuild(r);
-      const bench = await cliDb(r);
-      checkouts.push({ which, root: r, bench, reads: null as unknown as typeof ChainReads, cases: [] });
-      await replay(r, dir, bench.url as string);
-      await bench.db.query('ANALYZE');
+      const c: Checkout = { which, bench: await cliDb(r), cases: [] };
+      checkouts.push(c); // dropped in `finally` from here on
+      await replay(r, dir, c.bench.url as string);
+      await c.bench.db.query('ANALYZE');
       const mod = (await import(pathToFileURL(join(r, 'dist', 'store', 'chain-reads.js')).href)) as typeof ChainReads;
-      addresses ??= await pickAddresses(bench.db);
-      const c = checkouts[checkouts.length - 1];
-      c.reads = mod;
-      c.cases = cases(mod, bench.db, addresses, BASE_SLOT + Math.floor(copies / 2));
+      addresses ??= await pickAddresses(c.bench.db);
+      c.cases = cases(mod, c.bench.db, addresses, BASE_SLOT + Math.floor(copies / 2));
       log(`history: ${which} (${r}) replayed`);
     }
     const a = addresses as HistoryBenchResult['addresses'];

@@ -1,7 +1,7 @@
 /**
- * Reads of the chain tables (transactions and their address links, migration 046): a wallet's history, the address transaction
- * pages of getSignaturesForAddress / getTransactionsForAddress, transaction positions and written addresses. The
- * writes are in ./chain.ts.
+ * Reads of the chain tables (transactions and their address links, migration 046): a wallet's history, the address
+ * transaction pages of getSignaturesForAddress / getTransactionsForAddress, transaction positions and written addresses. The
+ * writes are in ./chain.ts and ./address-links.ts.
  */
 import type { Queryable } from './db.js';
 import type { BalanceChange } from './block-update.js';
