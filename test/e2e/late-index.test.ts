@@ -88,9 +88,13 @@ async function newIndex(name: string, extra: Record<string, string>): Promise<In
   return { name, url: `http://127.0.0.1:${port}`, key: created.key, port, proc: await serve(name, port, extra) };
 }
 
-/** Waits until the index has ingested the chain's current slot. */
+/**
+ * Waits until the index has ingested the chain's newest block. The processed one, not the confirmed one: a transfer
+ * the workload sent just before it stopped is in the processed block, and an index caught up only to the confirmed
+ * tip would lack it while a hydration read a moment later has it.
+ */
 async function caughtUp(ix: Index): Promise<void> {
-  const tip = (await rpcAt(chainUrl, 'getSlot', [{ commitment: 'confirmed' }])).body.result as number;
+  const tip = (await rpcAt(chainUrl, 'getSlot', [{ commitment: 'processed' }])).body.result as number;
   await until(`${ix.name} at slot ${tip}`, async () => ((await rpcAt(ix.url, 'getIndexerSlot', [], ix.key)).body.result ?? -1) >= tip, () => ix.proc.out);
 }
 
