@@ -1,0 +1,142 @@
+/**
+ * `npm run bench -- outbox [--events 20000] [--rounds 2] [--root DIR] [--baseline-root DIR]` (only when named): the
+ * webhook outbox's database work per delivered event, without HTTP — what PostgreSQL spends on the delivery side of
+ * `bench/webhooks` (claims with their due events and payloads, recorded outcomes), measured alone so that a change of
+ * the outbox's schema or statements can be compared on a noisy machine.
+ *
+ * Per run: a throwaway database migrated by the checkout's own CLI; 20 webhooks (raw and enhanced alternately); the
+ * outbox filled through the checkout's `outboxStatements` in transactions of 200 transactions' payloads (≈ 4 KB JSON
+ * each) and two events per payload; `VACUUM ANALYZE`; then one loop drains it through the checkout's `claimWebhook`
+ * (100 due events with the lease) and `recordAttempts` (all delivered, lease given up). Reported: PostgreSQL's CPU
+ * (every postgres process of the machine, `/proc`) per delivered event and the drain's wall time, and the fill's
+ * PostgreSQL CPU per event. With `--baseline-root`, the two checkouts run alternately (A-B-B-A…) and each pair's
+ * ratio is printed.
+ */
+import { randomBytes } from 'node:crypto';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { numberFlag, parseFlags } from './lib/args.js';
+import { cliDb, ensureBuild } from './lib/checkout.js';
+import { cpuSeconds, readCpu } from './lib/proc-cpu.js';
+import { fmt, REPO_ROOT, table, writeResult } from './lib/report.js';
+import type * as WebhookEvents from '../src/store/webhook-events.js';
+import type * as Keys from '../src/store/keys.js';
+import type * as Webhooks from '../src/store/webhooks.js';
+import type { Matches } from '../src/core/webhook-types.js';
+
+export const description = 'webhook outbox: PostgreSQL CPU per delivered event (claim + record, no HTTP), against a baseline checkout';
+export const onlyWhenNamed = true;
+
+interface OutboxRun {
+  which: 'this' | 'baseline';
+  events: number;
+  fillPgUsPerEvent: number;
+  drainPgUsPerEvent: number;
+  drainMs: number;
+}
+
+/** A payload body shaped like an enhanced transaction: addresses, amounts, instructions (≈ 4 KB). */
+function body(): string {
+  const key = () => randomBytes(32).toString('base64').replace(/[+/=]/g, 'x').slice(0, 44);
+  return JSON.stringify({
+    signature: key() + key(),
+    accountData: Array.from({ length: 12 }, () => ({ account: key(), nativeBalanceChange: Math.floor(Math.random() * 1e9), tokenBalanceChanges: [] })),
+    instructions: Array.from({ length: 6 }, () => ({ programId: key(), accounts: [key(), key(), key()], data: key() + key() })),
+  });
+}
+
+async function once(which: OutboxRun['which'], root: string, events: number): Promise<OutboxRun> {
+  const mod = async <T>(path: string) => (await import(pathToFileURL(join(root, 'dist', path)).href)) as T;
+  const ev = await mod<typeof WebhookEvents>('store/webhook-events.js');
+  const keys = await mod<typeof Keys>('store/keys.js');
+  const hooks = await mod<typeof Webhooks>('store/webhooks.js');
+  const bench = await cliDb(root);
+  try {
+    const db = bench.db;
+    const { record } = await keys.createApiKey(db, { name: 'bench-outbox', plan: 'developer' });
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      const raw = i % 2 === 0;
+      const r = await hooks.createWebhook(db, record.id, {
+        url: `http://127.0.0.1:9/hook-${i}`, webhookType: raw ? 'raw' : 'enhanced', transactionTypes: raw ? [] : ['ANY'],
+        accountAddresses: [`Wallet${i}`], txnStatus: 'all', encoding: 'jsonParsed', authHeader: null, active: true,
+      }, 100);
+      if (!r.ok) throw new Error('outbox bench: webhook not created');
+      ids.push(r.webhook.id);
+    }
+    const cpu0 = readCpu();
+    let n = 0;
+    let position = 1_000_000;
+    while (n < events) {
+      const m: Matches = { payloads: [], events: [] };
+      for (let k = 0; k < 200 && n < events; k++) {
+        const signature = randomBytes(48).toString('base64').replace(/[+/=]/g, 'x');
+        m.payloads.push({ signature, slot: 1, raw: body(), enhanced: body() });
+        for (let j = 0; j < 2 && n < events; j++, n++) m.events.push({ webhookId: ids[(n * 7 + j) % ids.length], signature, slot: 1, position: position++ });
+      }
+      await db.tx(async (q) => {
+        for (const s of ev.outboxStatements(m)) await q.query(s.sql, s.params);
+      });
+    }
+    const fillPg = cpuSeconds(cpu0, readCpu(), { postgres: true });
+    await db.query('VACUUM ANALYZE');
+
+    const cpu1 = readCpu();
+    const t0 = performance.now();
+    let delivered = 0;
+    for (;;) {
+      const c = await ev.claimWebhook(db, 'bench-outbox', 60_000, 100);
+      if (!c) break;
+      await ev.recordAttempts(db, {
+        webhookId: c.id, owner: 'bench-outbox', leaseMs: 60_000, windowMs: 86_400_000, release: true,
+        attempts: c.due.map((d) => ({ eventId: d.id, ok: true, status: 200, latencyMs: 1, error: null, retryInMs: 0 })),
+      });
+      delivered += c.due.length;
+    }
+    const drainMs = performance.now() - t0;
+    const drainPg = cpuSeconds(cpu1, readCpu(), { postgres: true });
+    if (delivered !== events) throw new Error(`outbox bench: ${which}: ${delivered} of ${events} events delivered`);
+    return {
+      which, events,
+      fillPgUsPerEvent: Number(((fillPg * 1e6) / events).toFixed(1)),
+      drainPgUsPerEvent: Number(((drainPg * 1e6) / events).toFixed(1)),
+      drainMs: Math.round(drainMs),
+    };
+  } finally {
+    await bench.drop().catch(() => {});
+  }
+}
+
+export async function run(argv: string[] = []): Promise<OutboxRun[]> {
+  const flags = parseFlags(argv);
+  const events = Math.max(100, Math.floor(numberFlag(flags, 'events', 20_000)));
+  const rounds = Math.max(1, Math.floor(numberFlag(flags, 'rounds', 2)));
+  const root = typeof flags.root === 'string' ? resolve(flags.root) : REPO_ROOT;
+  const baselineRoot = typeof flags['baseline-root'] === 'string' ? resolve(flags['baseline-root']) : null;
+  const log = (s: string) => process.stdout.write(`${s}\n`);
+  if (!process.env.DATABASE_URL) throw new Error('outbox bench: set DATABASE_URL (PostgreSQL: its processes\' CPU is the figure)');
+  for (const r of [root, ...(baselineRoot ? [baselineRoot] : [])]) await ensureBuild(r);
+
+  const runs: OutboxRun[] = [];
+  for (let round = 0; round < rounds; round++) {
+    // A-B, then B-A: neither checkout gains from its place in the run.
+    const pair: [OutboxRun['which'], string][] = baselineRoot ? [['this', root], ['baseline', baselineRoot]] : [['this', root]];
+    for (const [which, r] of round % 2 === 0 ? pair : [...pair].reverse()) {
+      const x = await once(which, r, events);
+      log(`outbox: ${which}: PostgreSQL ${fmt(x.drainPgUsPerEvent)} µs per delivered event, drain ${fmt(x.drainMs)} ms; fill ${fmt(x.fillPgUsPerEvent)} µs per event`);
+      runs.push(x);
+    }
+  }
+  const of = (w: OutboxRun['which']) => runs.filter((x) => x.which === w);
+  const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
+  const rows = (['this', 'baseline'] as const).filter((w) => of(w).length).map((w) => [
+    w, of(w).map((x) => fmt(x.drainPgUsPerEvent)).join(' / '), of(w).map((x) => fmt(x.drainMs)).join(' / '), of(w).map((x) => fmt(x.fillPgUsPerEvent)).join(' / '),
+  ]);
+  log(`\n=== webhook outbox, ${fmt(events)} events: PostgreSQL's CPU per delivered event (claim + record), drain time, fill CPU per event\n`);
+  log(table(['checkout', 'PostgreSQL µs / delivered event', 'drain ms', 'fill µs / event'], rows));
+  if (baselineRoot) {
+    log(`\nthis ÷ baseline (means): PostgreSQL per delivered event ${(mean(of('this').map((x) => x.drainPgUsPerEvent)) / mean(of('baseline').map((x) => x.drainPgUsPerEvent))).toFixed(3)}×, drain time ${(mean(of('this').map((x) => x.drainMs)) / mean(of('baseline').map((x) => x.drainMs))).toFixed(3)}×, fill ${(mean(of('this').map((x) => x.fillPgUsPerEvent)) / mean(of('baseline').map((x) => x.fillPgUsPerEvent))).toFixed(3)}×`);
+  }
+  log(`\noutbox: result written to ${writeResult('outbox', { events, rounds, runs, node: process.version, timestamp: new Date().toISOString() })}`);
+  return runs;
+}
