@@ -5,14 +5,16 @@
  * the outbox's schema or statements can be compared on a noisy machine.
  *
  * Per run: a throwaway database migrated by the checkout's own CLI; 20 webhooks (raw and enhanced alternately); the
- * outbox filled through the checkout's `outboxStatements` in transactions of 200 transactions' payloads (≈ 4 KB JSON
- * each) and two events per payload; `VACUUM ANALYZE`; then one loop drains it through the checkout's `claimWebhook`
- * (100 due events with the lease) and `recordAttempts` (all delivered, lease given up). Reported: PostgreSQL's CPU
+ * outbox filled through the checkout's `outboxStatements` in transactions of 200 transactions' payloads (the JSON of
+ * the recorded mainnet block's 444 non-vote transactions, 7.6 KB on average) and two events per payload;
+ * `VACUUM ANALYZE`; then one loop drains it through the checkout's `claimWebhook` (100 due events with the lease)
+ * and `recordAttempts` (all delivered, lease given up). Reported: PostgreSQL's CPU
  * (every postgres process of the machine, `/proc`) per delivered event and the drain's wall time, and the fill's
  * PostgreSQL CPU per event. With `--baseline-root`, the two checkouts run alternately (A-B-B-A…) and each pair's
  * ratio is printed.
  */
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { numberFlag, parseFlags } from './lib/args.js';
@@ -23,6 +25,8 @@ import type * as WebhookEvents from '../src/store/webhook-events.js';
 import type * as Keys from '../src/store/keys.js';
 import type * as Webhooks from '../src/store/webhooks.js';
 import type { Matches } from '../src/core/webhook-types.js';
+
+const FIXTURE = join(REPO_ROOT, 'test', 'fixtures', 'photon-blocks', 'index_block_metadata', '254170887');
 
 export const description = 'webhook outbox: PostgreSQL CPU per delivered event (claim + record, no HTTP), against a baseline checkout';
 export const onlyWhenNamed = true;
@@ -35,14 +39,16 @@ interface OutboxRun {
   drainMs: number;
 }
 
-/** A payload body shaped like an enhanced transaction: addresses, amounts, instructions (≈ 4 KB). */
-function body(): string {
-  const key = () => randomBytes(32).toString('base64').replace(/[+/=]/g, 'x').slice(0, 44);
-  return JSON.stringify({
-    signature: key() + key(),
-    accountData: Array.from({ length: 12 }, () => ({ account: key(), nativeBalanceChange: Math.floor(Math.random() * 1e9), tokenBalanceChanges: [] })),
-    instructions: Array.from({ length: 6 }, () => ({ programId: key(), accounts: [key(), key(), key()], data: key() + key() })),
-  });
+/**
+ * Payload bodies with the size and make-up of real ones (what PostgreSQL compresses and reads back): the JSON text of
+ * the recorded mainnet block's non-vote transactions (wire transaction, meta with logs, balances and inner
+ * instructions), each stamped with its copy's signature.
+ */
+function bodies(): (signature: string) => string {
+  const block = JSON.parse(readFileSync(FIXTURE, 'utf8')) as { transactions: { meta: { logMessages?: string[] } }[] };
+  const txs = block.transactions.filter((t) => !(t.meta.logMessages ?? []).some((l) => l.startsWith('Program Vote111111111111111111111111111111111111111')));
+  let i = 0;
+  return (signature) => JSON.stringify({ signature, ...txs[i++ % txs.length] });
 }
 
 async function once(which: OutboxRun['which'], root: string, events: number): Promise<OutboxRun> {
@@ -64,6 +70,7 @@ async function once(which: OutboxRun['which'], root: string, events: number): Pr
       if (!r.ok) throw new Error('outbox bench: webhook not created');
       ids.push(r.webhook.id);
     }
+    const body = bodies();
     const cpu0 = readCpu();
     let n = 0;
     let position = 1_000_000;
@@ -71,7 +78,7 @@ async function once(which: OutboxRun['which'], root: string, events: number): Pr
       const m: Matches = { payloads: [], events: [] };
       for (let k = 0; k < 200 && n < events; k++) {
         const signature = randomBytes(48).toString('base64').replace(/[+/=]/g, 'x');
-        m.payloads.push({ signature, slot: 1, raw: body(), enhanced: body() });
+        m.payloads.push({ signature, slot: 1, raw: body(signature), enhanced: body(signature) });
         for (let j = 0; j < 2 && n < events; j++, n++) m.events.push({ webhookId: ids[(n * 7 + j) % ids.length], signature, slot: 1, position: position++ });
       }
       await db.tx(async (q) => {
