@@ -24,8 +24,12 @@ try {
 const r = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit', cwd: root });
 if (r.status !== 0) process.exit(r.status ?? 1);
 await bundleVendor();
-cpSync(join(root, 'src', 'migrations'), join(root, 'dist', 'migrations'), { recursive: true });
-cpSync(join(root, 'src', 'api', 'admin', 'static'), join(root, 'dist', 'api', 'admin', 'static'), { recursive: true });
+// Copied afresh, not over the last build's: a migration file left from another checkout (a switched branch) would
+// be applied by the next start.
+for (const [from, to] of [[['src', 'migrations'], ['dist', 'migrations']], [['src', 'api', 'admin', 'static'], ['dist', 'api', 'admin', 'static']]]) {
+  rmSync(join(root, ...to), { recursive: true, force: true });
+  cpSync(join(root, ...from), join(root, ...to), { recursive: true });
+}
 mkdirSync(join(root, 'dist'), { recursive: true });
 // The stamp carries the time the build started: a source saved during the build counts as newer.
 writeFileSync(join(root, 'dist', '.build-stamp'), `${started}\n`);

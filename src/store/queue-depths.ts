@@ -10,7 +10,7 @@ import type { Queryable } from './db.js';
 export const QUEUE_COUNT_CAP = 100_000;
 
 export interface QueueDepths {
-  /** Webhook events in state 'pending' (queued or waiting for a retry): the rows of webhook_due (migration 047). */
+  /** webhook_events rows in state 'pending' (queued or waiting for a retry). */
   webhookEventsPending: number;
   /** das_dirty rows (addresses whose DAS rows the refresher has not derived again yet). */
   dasDirty: number;
@@ -25,7 +25,7 @@ export interface QueueDepths {
 /** The backlog counts in one statement, each capped at `cap + 1`. */
 export async function queueDepths(q: Queryable, cap: number = QUEUE_COUNT_CAP): Promise<QueueDepths> {
   const { rows } = await q.query<{ webhook: number; das: number; offchain: number; backfill: number; replays: number }>(
-    `SELECT (SELECT count(*) FROM (SELECT 1 FROM webhook_due LIMIT $1) s)::int AS webhook,
+    `SELECT (SELECT count(*) FROM (SELECT 1 FROM webhook_events WHERE state = 'pending' LIMIT $1) s)::int AS webhook,
             (SELECT count(*) FROM (SELECT 1 FROM das_dirty LIMIT $1) s)::int AS das,
             (SELECT count(*) FROM (SELECT 1 FROM offchain_metadata WHERE next_attempt_at <= now() LIMIT $1) s)::int AS offchain,
             (SELECT count(*) FROM (SELECT 1 FROM backfill_addresses WHERE status IN ('pending', 'running') LIMIT $1) s)::int AS backfill,

@@ -1,13 +1,10 @@
 /**
- * Table family "webhook deliveries" (migrations 014, 047): the outbox (`webhook_events`), the payloads of matched
+ * Table family "webhook deliveries" (migration 014): the outbox (`webhook_events`), the payloads of matched
  * transactions, the attempt log and the per-webhook delivery leases.
  *
  * - The ingester reads the active subscriptions of a batch's addresses (`subscriptionsFor`) and writes the outbox
  *   rows with the batch (`outboxStatements`, in the block's own transaction or statement), idempotently: an event
  *   is unique per (webhook, signature), so re-ingesting a block never queues anything twice.
- * - `webhook_due` (migration 047) holds one row per pending event, keyed (webhook, due time, position); triggers on
- *   webhook_events keep it in step with every statement, so the workers' reads walk it and recording a delivery
- *   updates the event in place (no index of webhook_events names its state or due time).
  * - A delivery worker takes a webhook's lease (`claimWebhook`, `FOR NO KEY UPDATE SKIP LOCKED` on the webhook row
  *   so concurrent workers never wait for each other nor take the same webhook), reads its due events in order
  *   (`dueEvents`), records attempts together with the events' new states and a lease renewal
@@ -95,19 +92,19 @@ export interface ClaimedWebhook {
  */
 export async function claimWebhook(q: Queryable, owner: string, leaseMs: number, limit = 0): Promise<(ClaimedWebhook & { due: DueEvent[] }) | null> {
   const { rows } = await q.query<{ id: string; key_id: string; url: string; webhook_type: WebhookType; auth_header: string | null; secret: string } & DueRow>(
-    // The webhooks with pending events are enumerated from webhook_due, one index probe each (a loose index scan:
+    // The webhooks with pending events are enumerated from the due index, one index probe each (a loose index scan:
     // the next webhook id after the last), so a claim costs as many probes as webhooks have pending events, however
     // many webhooks exist: scanning every active webhook cost 23 ms per claim with 5,000 of them, which idle workers
     // pay at every poll.
     `WITH RECURSIVE pend AS (
-       (SELECT d.webhook_id FROM webhook_due d ORDER BY d.webhook_id LIMIT 1)
+       (SELECT e.webhook_id FROM webhook_events e WHERE e.state = 'pending' ORDER BY e.webhook_id LIMIT 1)
        UNION ALL
-       SELECT (SELECT d.webhook_id FROM webhook_due d WHERE d.webhook_id > p.webhook_id ORDER BY d.webhook_id LIMIT 1)
+       SELECT (SELECT e.webhook_id FROM webhook_events e WHERE e.state = 'pending' AND e.webhook_id > p.webhook_id ORDER BY e.webhook_id LIMIT 1)
          FROM pend p WHERE p.webhook_id IS NOT NULL
      ), cand AS (
        SELECT w.id FROM pend p JOIN webhooks w ON w.id = p.webhook_id
         WHERE w.active
-          AND EXISTS (SELECT 1 FROM webhook_due d WHERE d.webhook_id = w.id AND d.next_attempt_at <= clock_timestamp())
+          AND EXISTS (SELECT 1 FROM webhook_events e WHERE e.webhook_id = w.id AND e.state = 'pending' AND e.next_attempt_at <= clock_timestamp())
           AND NOT EXISTS (SELECT 1 FROM webhook_leases l WHERE l.webhook_id = w.id AND l.until > clock_timestamp())
         ORDER BY random()
         LIMIT 1
@@ -122,12 +119,10 @@ export async function claimWebhook(q: Queryable, owner: string, leaseMs: number,
             d.id AS event_id, d.signature, d.slot, d.attempts, d.queued_at, d.raw, d.enhanced
        FROM got JOIN webhooks w ON w.id = got.webhook_id
        LEFT JOIN LATERAL (
-         SELECT e.id, e.signature, e.slot, e.attempts, e.queued_at, d.next_attempt_at, d.position, ${PAYLOAD_COLUMNS('w.webhook_type')}
-           FROM webhook_due d JOIN webhook_events e ON e.id = d.event_id
-           LEFT JOIN webhook_payloads p ON p.signature = e.signature
-          WHERE d.webhook_id = got.webhook_id AND d.next_attempt_at <= clock_timestamp()
-            AND e.state = 'pending' AND e.next_attempt_at <= clock_timestamp()
-          ORDER BY d.next_attempt_at, d.position
+         SELECT e.id, e.signature, e.slot, e.attempts, e.queued_at, e.next_attempt_at, e.position, ${PAYLOAD_COLUMNS('w.webhook_type')}
+           FROM webhook_events e LEFT JOIN webhook_payloads p ON p.signature = e.signature
+          WHERE e.webhook_id = got.webhook_id AND e.state = 'pending' AND e.next_attempt_at <= clock_timestamp()
+          ORDER BY e.next_attempt_at, e.position
           LIMIT $3
           -- Locking reads each row's newest version and checks it again: an event another worker recorded after this
           -- statement's snapshot (it held, used and released the lease meanwhile) is no longer pending, not handed out.
@@ -183,11 +178,10 @@ const toDue = (r: Omit<DueRow, 'event_id'> & { id: number }): DueEvent => ({
 export async function dueEvents(q: Queryable, webhookId: string, limit: number, exclude: readonly number[] = [], webhookType?: WebhookType): Promise<DueEvent[]> {
   const { rows } = await q.query<{ id: number; signature: string; slot: number; attempts: number; queued_at: Date; raw: string | null; enhanced: string | null }>(
     `SELECT e.id, e.signature, e.slot, e.attempts, e.queued_at, ${webhookType ? PAYLOAD_COLUMNS('$4::text') : 'p.raw, p.enhanced'}
-       FROM webhook_due d JOIN webhook_events e ON e.id = d.event_id
-       LEFT JOIN webhook_payloads p ON p.signature = e.signature
-      WHERE d.webhook_id = $1 AND d.next_attempt_at <= clock_timestamp() AND d.event_id <> ALL($3::int8[])
-        AND e.state = 'pending' AND e.next_attempt_at <= clock_timestamp()
-      ORDER BY d.next_attempt_at, d.position
+       FROM webhook_events e LEFT JOIN webhook_payloads p ON p.signature = e.signature
+      WHERE e.webhook_id = $1 AND e.state = 'pending' AND e.next_attempt_at <= clock_timestamp()
+        AND e.id <> ALL($3::int8[])
+      ORDER BY e.next_attempt_at, e.position
       LIMIT $2`,
     webhookType ? [webhookId, limit, exclude, webhookType] : [webhookId, limit, exclude],
     { prepare: true },
@@ -349,7 +343,7 @@ export async function deactivateWebhook(q: Queryable, webhookId: string, reason:
 export async function restartPending(q: Queryable, webhookId: string): Promise<void> {
   await q.query(
     `UPDATE webhook_events SET queued_at = clock_timestamp(), next_attempt_at = LEAST(next_attempt_at, clock_timestamp())
-      WHERE id IN (SELECT event_id FROM webhook_due WHERE webhook_id = $1) AND webhook_id = $1 AND state = 'pending'`,
+      WHERE webhook_id = $1 AND state = 'pending'`,
     [webhookId],
   );
 }

@@ -1,5 +1,5 @@
 /**
- * Migration 048: webhook payloads written from then on are compressed with LZ4 where the server has it (PostgreSQL
+ * Migration 047: webhook payloads written from then on are compressed with LZ4 where the server has it (PostgreSQL
  * built with lz4), pglz otherwise (PGlite), and read back as written either way — also those stored before it.
  * Runs on PGlite, and on PostgreSQL with DATABASE_URL.
  */
@@ -28,16 +28,16 @@ const compression = async (signature: string) =>
   (await t.db.query<{ raw: string; enhanced: string }>('SELECT pg_column_compression(raw) AS raw, pg_column_compression(enhanced) AS enhanced FROM webhook_payloads WHERE signature = $1', [signature])).rows[0];
 
 beforeAll(async () => {
-  t = await createTestDb({ migrations: listMigrations().filter((m) => m.version <= 47) });
+  t = await createTestDb({ migrations: listMigrations().filter((m) => m.version <= 46) });
   await store('before', 0);
 }, 120_000);
 
 afterAll(async () => t?.drop());
 
-describe('migration 048 (webhook payloads compressed with LZ4 where available)', () => {
+describe('migration 047 (webhook payloads compressed with LZ4 where available)', () => {
   it('compresses new payloads with LZ4 when the server has it, pglz otherwise; every payload reads back as written', async () => {
     expect(await compression('before')).toEqual({ raw: 'pglz', enhanced: 'pglz' });
-    expect(await migrate(t.db)).toEqual(['048_webhook_payloads_lz4.sql']);
+    expect(await migrate(t.db)).toEqual(['047_webhook_payloads_lz4.sql']);
     await store('after', 8);
     const lz4 = (await t.db.query<{ ok: boolean }>(`SELECT 'lz4' = ANY (enumvals) AS ok FROM pg_settings WHERE name = 'default_toast_compression'`)).rows[0].ok;
     const method = lz4 ? 'lz4' : 'pglz';
