@@ -10,8 +10,8 @@
  * `VACUUM ANALYZE`; then one loop drains it through the checkout's `claimWebhook` (100 due events with the lease)
  * and `recordAttempts` (all delivered, lease given up). Reported: PostgreSQL's CPU
  * (every postgres process of the machine, `/proc`) per delivered event and the drain's wall time, and the fill's
- * PostgreSQL CPU per event. With `--baseline-root`, the two checkouts run alternately (A-B-B-A…) and each pair's
- * ratio is printed.
+ * PostgreSQL CPU per event. With `--baseline-root`, the two checkouts run alternately (A-B-B-A…) and the ratios of
+ * the means are printed (per run figures above them).
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
