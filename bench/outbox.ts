@@ -10,8 +10,9 @@
  * `VACUUM ANALYZE`; then one loop drains it through the checkout's `claimWebhook` (100 due events with the lease)
  * and `recordAttempts` (all delivered, lease given up). Reported: PostgreSQL's CPU
  * (every postgres process of the machine, `/proc`) per delivered event and the drain's wall time, and the fill's
- * PostgreSQL CPU per event. With `--baseline-root`, the two checkouts run alternately (A-B-B-A…) and the ratios of
- * the means are printed (per run figures above them).
+ * PostgreSQL CPU per event. With `--baseline-root`, the two checkouts run alternately (A-B-B-A…) and each round's
+ * ratio (this over the baseline, runs made next to each other) is printed with their mean, then the ratios of the
+ * runs' means (per run figures above them).
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -20,6 +21,7 @@ import { pathToFileURL } from 'node:url';
 import { numberFlag, parseFlags } from './lib/args.js';
 import { cliDb, ensureBuild } from './lib/checkout.js';
 import { cpuSeconds, readCpu } from './lib/proc-cpu.js';
+import { alternationOf, type Alternation } from './lib/alternation.js';
 import { fmt, REPO_ROOT, table, writeResult } from './lib/report.js';
 import type * as WebhookEvents from '../src/store/webhook-events.js';
 import type * as Keys from '../src/store/keys.js';
@@ -141,9 +143,15 @@ export async function run(argv: string[] = []): Promise<OutboxRun[]> {
   ]);
   log(`\n=== webhook outbox, ${fmt(events)} events: PostgreSQL's CPU per delivered event (claim + record), drain time, fill CPU per event\n`);
   log(table(['checkout', 'PostgreSQL µs / delivered event', 'drain ms', 'fill µs / event'], rows));
+  let pairs: Record<'deliveredPg' | 'drain' | 'fillPg', Alternation> | null = null;
   if (baselineRoot) {
-    log(`\nthis ÷ baseline (means): PostgreSQL per delivered event ${(mean(of('this').map((x) => x.drainPgUsPerEvent)) / mean(of('baseline').map((x) => x.drainPgUsPerEvent))).toFixed(3)}×, drain time ${(mean(of('this').map((x) => x.drainMs)) / mean(of('baseline').map((x) => x.drainMs))).toFixed(3)}×, fill ${(mean(of('this').map((x) => x.fillPgUsPerEvent)) / mean(of('baseline').map((x) => x.fillPgUsPerEvent))).toFixed(3)}×`);
+    // Each round is one pair (A-B or B-A): its ratio compares runs made next to each other.
+    const by = (k: keyof Pick<OutboxRun, 'drainPgUsPerEvent' | 'drainMs' | 'fillPgUsPerEvent'>) => alternationOf(runs.map((x) => ({ which: x.which, ms: x[k] })));
+    pairs = { deliveredPg: by('drainPgUsPerEvent'), drain: by('drainMs'), fillPg: by('fillPgUsPerEvent') };
+    const line = (name: string, a: Alternation) => `${name} ${a.pairRatios.map((x) => x.toFixed(3)).join(', ')} (mean ${a.meanRatio.toFixed(3)})`;
+    log(`\nthis ÷ baseline per pair: ${line('PostgreSQL per delivered event', pairs.deliveredPg)}; ${line('drain time', pairs.drain)}; ${line('fill', pairs.fillPg)}`);
+    log(`this ÷ baseline (means of the runs): PostgreSQL per delivered event ${(mean(of('this').map((x) => x.drainPgUsPerEvent)) / mean(of('baseline').map((x) => x.drainPgUsPerEvent))).toFixed(3)}×, drain time ${(mean(of('this').map((x) => x.drainMs)) / mean(of('baseline').map((x) => x.drainMs))).toFixed(3)}×, fill ${(mean(of('this').map((x) => x.fillPgUsPerEvent)) / mean(of('baseline').map((x) => x.fillPgUsPerEvent))).toFixed(3)}×`);
   }
-  log(`\noutbox: result written to ${writeResult('outbox', { events, rounds, runs, node: process.version, timestamp: new Date().toISOString() })}`);
+  log(`\noutbox: result written to ${writeResult('outbox', { events, rounds, runs, pairs, node: process.version, timestamp: new Date().toISOString() })}`);
   return runs;
 }

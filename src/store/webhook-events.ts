@@ -349,8 +349,10 @@ export async function restartPending(q: Queryable, webhookId: string): Promise<v
 }
 
 /**
- * Retention: finished events (and their attempts) older than `retentionMs`, attempts older than that, and payloads
- * no event refers to any more. Pending events are never removed. Returns the number of events removed.
+ * Retention: finished events older than `retentionMs`, attempts older than that (attempts have no foreign key to
+ * their event: a removed event's later attempts go when they are that old in turn, and are never read meanwhile,
+ * since attempts are read through their event), and payloads no event refers to any more. Pending events are never
+ * removed. Returns the number of events removed.
  */
 export async function pruneDeliveries(q: Queryable, retentionMs: number): Promise<number> {
   const ms = Math.round(retentionMs);
