@@ -10,7 +10,9 @@
  * `VACUUM ANALYZE`; then one loop drains it through the checkout's `claimWebhook` (100 due events with the lease)
  * and `recordAttempts` (all delivered, lease given up). Reported: PostgreSQL's CPU
  * (every postgres process of the machine, `/proc`) per delivered event and the drain's wall time, and the fill's
- * PostgreSQL CPU per event. With `--baseline-root`, the two checkouts run alternately (A-B-B-A…) and each round's
+ * PostgreSQL CPU per event; and the write-ahead log each phase wrote per event (from a CHECKPOINT, so that its
+ * full-page images are the same in every run): a count of the work itself, which moves with the schema and the
+ * statements but not with the machine's load. With `--baseline-root`, the two checkouts run alternately (A-B-B-A…) and each round's
  * ratio (this over the baseline, runs made next to each other) is printed with their mean, then the ratios of the
  * runs' means (per run figures above them).
  */
@@ -39,6 +41,19 @@ interface OutboxRun {
   fillPgUsPerEvent: number;
   drainPgUsPerEvent: number;
   drainMs: number;
+  /** Write-ahead log bytes per queued / per delivered event: the work itself, steady where CPU figures are not. */
+  fillWalPerEvent: number;
+  drainWalPerEvent: number;
+}
+
+/** The server's WAL position after a checkpoint (the full-page images that follow it are then the same each run). */
+async function walMark(db: { query: (sql: string) => Promise<{ rows: unknown[] }> }): Promise<string> {
+  await db.query('CHECKPOINT');
+  return ((await db.query('SELECT pg_current_wal_lsn()::text AS lsn')).rows[0] as { lsn: string }).lsn;
+}
+
+async function walSince(db: { query: (sql: string, params?: unknown[]) => Promise<{ rows: unknown[] }> }, lsn: string): Promise<number> {
+  return Number(((await db.query('SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1::pg_lsn)::float8 AS n', [lsn])).rows[0] as { n: number }).n);
 }
 
 /**
@@ -73,6 +88,7 @@ async function once(which: OutboxRun['which'], root: string, events: number): Pr
       ids.push(r.webhook.id);
     }
     const body = bodies();
+    const wal0 = await walMark(db);
     const cpu0 = readCpu();
     let n = 0;
     let position = 1_000_000;
@@ -88,8 +104,10 @@ async function once(which: OutboxRun['which'], root: string, events: number): Pr
       });
     }
     const fillPg = cpuSeconds(cpu0, readCpu(), { postgres: true });
+    const fillWal = await walSince(db, wal0);
     await db.query('VACUUM ANALYZE');
 
+    const wal1 = await walMark(db);
     const cpu1 = readCpu();
     const t0 = performance.now();
     let delivered = 0;
@@ -104,12 +122,15 @@ async function once(which: OutboxRun['which'], root: string, events: number): Pr
     }
     const drainMs = performance.now() - t0;
     const drainPg = cpuSeconds(cpu1, readCpu(), { postgres: true });
+    const drainWal = await walSince(db, wal1);
     if (delivered !== events) throw new Error(`outbox bench: ${which}: ${delivered} of ${events} events delivered`);
     return {
       which, events,
       fillPgUsPerEvent: Number(((fillPg * 1e6) / events).toFixed(1)),
       drainPgUsPerEvent: Number(((drainPg * 1e6) / events).toFixed(1)),
       drainMs: Math.round(drainMs),
+      fillWalPerEvent: Math.round(fillWal / events),
+      drainWalPerEvent: Math.round(drainWal / events),
     };
   } finally {
     await bench.drop().catch(() => {});
@@ -132,24 +153,27 @@ export async function run(argv: string[] = []): Promise<OutboxRun[]> {
     const pair: [OutboxRun['which'], string][] = baselineRoot ? [['this', root], ['baseline', baselineRoot]] : [['this', root]];
     for (const [which, r] of round % 2 === 0 ? pair : [...pair].reverse()) {
       const x = await once(which, r, events);
-      log(`outbox: ${which}: PostgreSQL ${fmt(x.drainPgUsPerEvent)} µs per delivered event, drain ${fmt(x.drainMs)} ms; fill ${fmt(x.fillPgUsPerEvent)} µs per event`);
+      log(`outbox: ${which}: PostgreSQL ${fmt(x.drainPgUsPerEvent)} µs and ${fmt(x.drainWalPerEvent)} WAL bytes per delivered event, drain ${fmt(x.drainMs)} ms; fill ${fmt(x.fillPgUsPerEvent)} µs and ${fmt(x.fillWalPerEvent)} WAL bytes per event`);
       runs.push(x);
     }
   }
   const of = (w: OutboxRun['which']) => runs.filter((x) => x.which === w);
   const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
   const rows = (['this', 'baseline'] as const).filter((w) => of(w).length).map((w) => [
-    w, of(w).map((x) => fmt(x.drainPgUsPerEvent)).join(' / '), of(w).map((x) => fmt(x.drainMs)).join(' / '), of(w).map((x) => fmt(x.fillPgUsPerEvent)).join(' / '),
+    w, of(w).map((x) => fmt(x.drainPgUsPerEvent)).join(' / '), of(w).map((x) => fmt(x.drainWalPerEvent)).join(' / '), of(w).map((x) => fmt(x.drainMs)).join(' / '),
+    of(w).map((x) => fmt(x.fillPgUsPerEvent)).join(' / '), of(w).map((x) => fmt(x.fillWalPerEvent)).join(' / '),
   ]);
   log(`\n=== webhook outbox, ${fmt(events)} events: PostgreSQL's CPU per delivered event (claim + record), drain time, fill CPU per event\n`);
-  log(table(['checkout', 'PostgreSQL µs / delivered event', 'drain ms', 'fill µs / event'], rows));
-  let pairs: Record<'deliveredPg' | 'drain' | 'fillPg', Alternation> | null = null;
+  log(table(['checkout', 'PostgreSQL µs / delivered event', 'WAL bytes / delivered event', 'drain ms', 'fill µs / event', 'fill WAL bytes / event'], rows));
+  let pairs: Record<'deliveredPg' | 'deliveredWal' | 'drain' | 'fillPg' | 'fillWal', Alternation> | null = null;
   if (baselineRoot) {
     // Each round is one pair (A-B or B-A): its ratio compares runs made next to each other.
-    const by = (k: keyof Pick<OutboxRun, 'drainPgUsPerEvent' | 'drainMs' | 'fillPgUsPerEvent'>) => alternationOf(runs.map((x) => ({ which: x.which, ms: x[k] })));
-    pairs = { deliveredPg: by('drainPgUsPerEvent'), drain: by('drainMs'), fillPg: by('fillPgUsPerEvent') };
+    const by = (k: keyof Omit<OutboxRun, 'which' | 'events'>) => alternationOf(runs.map((x) => ({ which: x.which, ms: x[k] })));
+    pairs = {
+      deliveredPg: by('drainPgUsPerEvent'), deliveredWal: by('drainWalPerEvent'), drain: by('drainMs'), fillPg: by('fillPgUsPerEvent'), fillWal: by('fillWalPerEvent'),
+    };
     const line = (name: string, a: Alternation) => `${name} ${a.pairRatios.map((x) => x.toFixed(3)).join(', ')} (mean ${a.meanRatio.toFixed(3)})`;
-    log(`\nthis ÷ baseline per pair: ${line('PostgreSQL per delivered event', pairs.deliveredPg)}; ${line('drain time', pairs.drain)}; ${line('fill', pairs.fillPg)}`);
+    log(`\nthis ÷ baseline per pair: ${line('PostgreSQL per delivered event', pairs.deliveredPg)}; ${line('WAL per delivered event', pairs.deliveredWal)}; ${line('drain time', pairs.drain)}; ${line('fill', pairs.fillPg)}; ${line('fill WAL', pairs.fillWal)}`);
     log(`this ÷ baseline (means of the runs): PostgreSQL per delivered event ${(mean(of('this').map((x) => x.drainPgUsPerEvent)) / mean(of('baseline').map((x) => x.drainPgUsPerEvent))).toFixed(3)}×, drain time ${(mean(of('this').map((x) => x.drainMs)) / mean(of('baseline').map((x) => x.drainMs))).toFixed(3)}×, fill ${(mean(of('this').map((x) => x.fillPgUsPerEvent)) / mean(of('baseline').map((x) => x.fillPgUsPerEvent))).toFixed(3)}×`);
   }
   log(`\noutbox: result written to ${writeResult('outbox', { events, rounds, runs, pairs, node: process.version, timestamp: new Date().toISOString() })}`);
