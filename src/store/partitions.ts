@@ -154,7 +154,8 @@ export async function createPartitionsAhead(db: Db, f: PartitionFamily, o: Ahead
         const part = `${table}${suffix(f, top)}`;
         // No row may reach the DEFAULT partition's part of the range between the move and the attach.
         await q.query(`LOCK TABLE ${table}_default IN EXCLUSIVE MODE`);
-        await q.query(`CREATE TABLE ${part} (LIKE ${table} INCLUDING DEFAULTS INCLUDING CONSTRAINTS) WITH (${f.storage})`);
+        // The parent's column compression too (LZ4 for the slot rows where the server has it, migration 050).
+        await q.query(`CREATE TABLE ${part} (LIKE ${table} INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING COMPRESSION) WITH (${f.storage})`);
         await q.query(
           `WITH moved AS (DELETE FROM ${table}_default WHERE ${f.column} >= ${literal(f, top)} AND ${f.column} < ${literal(f, hi)} RETURNING *)
            INSERT INTO ${part} SELECT * FROM moved`,
