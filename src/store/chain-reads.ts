@@ -54,7 +54,11 @@ export interface HistoryQuery {
  * the SQL condition on the type parameter(s) `$n`, checked on the entry and on the transaction (whose type is the one
  * that counts: an entry a later record's type replaced never matches).
  */
-function linkSource(typeCondition: ((column: string) => string) | null, relations: string): { from: string; address: string; filter: string; slot: string; index: string; changes: string } {
+function linkSource(
+  typeCondition: ((column: string) => string) | null,
+  relations: string,
+  withChanges = true,
+): { from: string; address: string; filter: string; slot: string; index: string; changes: string } {
   // Each link's transaction by one probe of its key (slot, position), in a LATERAL subquery the planner keeps as it is:
   // the links come in key order from the slot rows (an incremental sort orders each slot's positions), so a page
   // stops after the slots it needs instead of joining every link of the address first.
@@ -66,10 +70,13 @@ function linkSource(typeCondition: ((column: string) => string) | null, relation
     // knows nothing of: 0.995): as a plain `l.relation = ANY(…)` it was estimated at a row or two per slot row, and
     // the planner then sorted every link of a busy address (62 ms for a page of 1,000 over 27,300 links) instead of
     // reading its slot rows newest first and stopping after the page (3 ms; docs/benchmarks.md#address-slots).
+    // A read that selects no balance changes leaves the row's changes alone: taking them apart (and decompressing a
+    // busy address's row first) cost a third of a page of 100 signatures of the busiest address.
     return {
-      from: `address_slots a CROSS JOIN LATERAL ROWS FROM (unnest(a.tx_index), unnest(a.relation), jsonb_array_elements(a.changes)) AS l(tx_index, relation, changes)
+      from: `address_slots a CROSS JOIN LATERAL ROWS FROM (unnest(a.tx_index), unnest(a.relation)${withChanges ? ', jsonb_array_elements(a.changes)' : ''}) AS l(tx_index, relation${withChanges ? ', changes' : ''})
         ${tx('a.slot', 'l.tx_index')}`,
-      address: 'a.address', filter: `(CASE WHEN l.relation = ANY(${relations}) THEN 1 END) IS NOT NULL`, slot: 'a.slot', index: 'l.tx_index', changes: `NULLIF(l.changes, 'null'::jsonb)`,
+      address: 'a.address', filter: `(CASE WHEN l.relation = ANY(${relations}) THEN 1 END) IS NOT NULL`, slot: 'a.slot', index: 'l.tx_index',
+      changes: withChanges ? `NULLIF(l.changes, 'null'::jsonb)` : 'NULL::jsonb',
     };
   }
   return {
@@ -172,7 +179,7 @@ export async function addressTransactionsPage(q: Queryable, x: AddressTxQuery): 
     if (x.types.includes('UNKNOWN')) where.push(`t.enhanced_type = ANY($${n}::text[])`);
     else typeCondition = (column) => `${column} = ANY($${n}::text[])`;
   }
-  const src = linkSource(typeCondition, '$2::smallint[]');
+  const src = linkSource(typeCondition, '$2::smallint[]', false);
   where.unshift(`${src.address} = $1`, src.filter);
   const add = (col: string, r: Range | undefined, cast: string) => {
     for (const [k, v] of Object.entries(r ?? {})) {
