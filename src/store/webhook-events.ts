@@ -9,7 +9,8 @@
  *   so concurrent workers never wait for each other nor take the same webhook), reads its due events in order
  *   (`dueEvents`), records attempts together with the events' new states and a lease renewal
  *   (`recordAttempts`, many in one statement; `recordAttempt` for one), and releases the lease (`releaseLease`). A worker that dies leaves a lease that expires.
- * - The failure rate behind auto-deactivation (`failureStats`, `deactivateWebhook`), the restart of a webhook
+ * - The failure rate behind auto-deactivation (`failureStats`, from the per-second counts the recording statements
+ *   keep: webhook-attempt-counts.ts; `deactivateWebhook`), the restart of a webhook
  *   switched on again (`restartPending`) and retention (`pruneDeliveries`).
  * The delivery log and replays of the API read and queue these rows through `webhook-deliveries.ts`. All times
  * come from the database clock.
@@ -17,6 +18,9 @@
 import type { Queryable } from './db.js';
 import type { Statement } from './bulk.js';
 import type { Matches, Subscription, TxnStatus, WebhookType } from '../core/webhook-types.js';
+import { countAttemptsCte } from './webhook-attempt-counts.js';
+
+export { failureStats } from './webhook-attempt-counts.js';
 
 /** NOTIFY channel of newly queued events (a hint that wakes idle workers in every process; they also poll). */
 export const WEBHOOK_EVENTS_CHANNEL = 'solgate_webhook_events';
@@ -233,11 +237,11 @@ export async function recordAttempt(q: Queryable, o: AttemptOutcome): Promise<{ 
          delivered_at = CASE WHEN $5 THEN clock_timestamp() ELSE delivered_at END,
          next_attempt_at = CASE WHEN $5 THEN next_attempt_at ELSE clock_timestamp() + $9::int * interval '1 millisecond' END
         WHERE id = $1 AND state = 'pending' AND EXISTS (SELECT 1 FROM lease)
-       RETURNING id, attempts, state, queued_at
+       RETURNING id, attempts, state, queued_at, $5::bool AS ok
      ), log AS (
        INSERT INTO webhook_attempts (event_id, webhook_id, attempt, ok, status, latency_ms, error, worker)
        SELECT id, $2, attempts, $5, $6, $7, $8, $4 FROM ev
-     )
+     ), ${countAttemptsCte('ev', '$2::uuid')}
      SELECT state, attempts, queued_at FROM ev`,
     [o.eventId, o.webhookId, Math.round(o.leaseMs), o.owner, o.ok, o.status, Math.round(o.latencyMs), o.error, Math.round(o.retryInMs), Math.round(o.windowMs), o.final ?? false],
   );
@@ -303,7 +307,7 @@ export async function recordAttempts(
      ), log AS (
        INSERT INTO webhook_attempts (event_id, webhook_id, attempt, ok, status, latency_ms, error, worker)
        SELECT id, $1, attempts, ok, status, latency_ms, error, $2 FROM ev ORDER BY ord
-     )
+     ), ${countAttemptsCte('ev', '$1::uuid')}
      SELECT id, state, attempts, queued_at FROM ev`,
     [
       o.webhookId, o.owner, Math.round(o.leaseMs), Math.round(o.windowMs),
@@ -314,16 +318,6 @@ export async function recordAttempts(
   );
   for (const r of rows) out.set(Number(r.id), { state: r.state, attempt: r.attempts, queuedAt: new Date(r.queued_at) });
   return out;
-}
-
-/** Attempts and failures of a webhook over the last `windowMs`. */
-export async function failureStats(q: Queryable, webhookId: string, windowMs: number): Promise<{ attempts: number; failures: number }> {
-  const { rows } = await q.query<{ attempts: number; failures: number }>(
-    `SELECT count(*)::int AS attempts, count(*) FILTER (WHERE NOT ok)::int AS failures
-       FROM webhook_attempts WHERE webhook_id = $1 AND at > clock_timestamp() - $2::bigint * interval '1 millisecond'`,
-    [webhookId, Math.round(windowMs)],
-  );
-  return rows[0];
 }
 
 /** Switches a webhook off with the reason (once: false when it was already off). */

@@ -32,6 +32,7 @@ import {
 import {
   checkTarget, createGuardedAgent, postOnConnection, type CheckedTarget, type GuardedAgent, type GuardedConnection, type SsrfPolicy,
 } from '../net/ssrf.js';
+import { pruneAttemptCounts } from '../store/webhook-attempt-counts.js';
 import { webhookAttempts, webhookDeactivations, webhookDeliveryLatency } from '../core/metrics.js';
 import { retryDelayMs, type RetryPolicy } from './backoff.js';
 import { deliveryHeaders } from './signing.js';
@@ -354,6 +355,7 @@ export function startDeliveryWorker(o: DeliveryWorkerOptions): DeliveryWorker {
     while (!ctl.signal.aborted) {
       try {
         const n = await pruneDeliveries(o.db, retention);
+        await pruneAttemptCounts(o.db, o.deactivation.windowMs + 60_000);
         if (n) log?.info({ removed: n }, 'webhook deliveries past retention removed');
       } catch (err) {
         if (!ctl.signal.aborted) log?.warn({ err }, 'webhook retention clean-up failed');

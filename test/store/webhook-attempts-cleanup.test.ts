@@ -56,7 +56,19 @@ beforeAll(async () => {
   t = await createTestDb({ migrations: listMigrations().filter((m) => m.version <= 47) });
   keys.push((await createApiKey(t.db, { name: 'attempts-a' })).record.id, (await createApiKey(t.db, { name: 'attempts-b' })).record.id);
   before = await hook(keys[0]);
-  beforeEvents = await deliver(before, 3, 'before');
+  // Delivered before the migration, logged as that schema's code logged them: the first event failed once.
+  await t.db.query(`INSERT INTO webhook_payloads (signature, slot, raw, enhanced) SELECT 'before-' || i, 1, '{}', '{}' FROM generate_series(0, 2) i`);
+  const { rows } = await t.db.query<{ id: number }>(
+    `INSERT INTO webhook_events (webhook_id, signature, slot, position, state, attempts)
+     SELECT $1, 'before-' || i, 1, i, 'delivered', CASE WHEN i = 0 THEN 2 ELSE 1 END FROM generate_series(0, 2) i RETURNING id`,
+    [before],
+  );
+  beforeEvents = rows.map((r) => Number(r.id)).sort((a, b) => a - b);
+  await t.db.query(
+    `INSERT INTO webhook_attempts (event_id, webhook_id, attempt, ok, status, latency_ms, worker)
+     VALUES ($1, $4, 1, false, 500, 3, 'w'), ($1, $4, 2, true, 200, 3, 'w'), ($2, $4, 1, true, 200, 3, 'w'), ($3, $4, 1, true, 200, 3, 'w')`,
+    [...beforeEvents, before],
+  );
 }, 120_000);
 
 afterAll(async () => t?.drop());
@@ -69,6 +81,8 @@ describe('migration 048 (webhook attempts without a foreign key to their event)'
     expect(old.map((a) => [a.eventId, a.attempt, a.ok, a.status])).toEqual([
       [beforeEvents[0], 1, false, 500], [beforeEvents[0], 2, true, 200], [beforeEvents[1], 1, true, 200], [beforeEvents[2], 1, true, 200],
     ]);
+    // The migrations after it, for the code that records attempts now.
+    await migrate(t.db);
     const after = await hook(keys[0]);
     const ids = await deliver(after, 4, 'after');
     expect(ids).toHaveLength(4);
