@@ -10,21 +10,14 @@ import { listMigrations, migrate } from '../../src/store/migrate.js';
 import { claimWebhook, failureStats, recordAttempt, recordAttempts } from '../../src/store/webhook-events.js';
 import { pruneAttemptCounts } from '../../src/store/webhook-attempt-counts.js';
 import { createApiKey } from '../../src/store/keys.js';
-import { createWebhook } from '../../src/store/webhooks.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
+import { createTestWebhook } from '../helpers/webhooks.js';
 
 let t: TestDb;
 let keyId: string;
 const HOUR = 3_600_000;
 
-async function hook(): Promise<string> {
-  const created = await createWebhook(t.db, keyId, {
-    url: 'http://127.0.0.1:9/hook', webhookType: 'raw', transactionTypes: ['ANY'], accountAddresses: ['11111111111111111111111111111111'],
-    txnStatus: 'all', encoding: 'jsonParsed', authHeader: null, active: true,
-  }, 10);
-  if (!created.ok) throw new Error('webhook not created');
-  return created.webhook.id;
-}
+const hook = () => createTestWebhook(t.db, keyId);
 
 async function queue(webhookId: string, n: number, tag: string): Promise<void> {
   const sigs = Array.from({ length: n }, (_, i) => `${tag}-${i}`);

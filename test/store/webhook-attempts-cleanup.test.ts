@@ -9,20 +9,14 @@ import { listMigrations, migrate } from '../../src/store/migrate.js';
 import { claimWebhook, recordAttempts } from '../../src/store/webhook-events.js';
 import { attemptsOf } from '../../src/store/webhook-deliveries.js';
 import { createApiKey } from '../../src/store/keys.js';
-import { createWebhook, deleteWebhook } from '../../src/store/webhooks.js';
+import { deleteWebhook } from '../../src/store/webhooks.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
+import { createTestWebhook } from '../helpers/webhooks.js';
 
 let t: TestDb;
 const keys: string[] = [];
 
-async function hook(keyId: string): Promise<string> {
-  const created = await createWebhook(t.db, keyId, {
-    url: 'http://127.0.0.1:9/hook', webhookType: 'raw', transactionTypes: ['ANY'], accountAddresses: ['11111111111111111111111111111111'],
-    txnStatus: 'all', encoding: 'jsonParsed', authHeader: null, active: true,
-  }, 10);
-  if (!created.ok) throw new Error('webhook not created');
-  return created.webhook.id;
-}
+const hook = (keyId: string) => createTestWebhook(t.db, keyId);
 
 /** Queues `n` events for the webhook, then delivers them as one worker would: the first fails, the rest succeed. */
 async function deliver(webhookId: string, n: number, tag: string): Promise<number[]> {

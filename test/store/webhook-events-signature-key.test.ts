@@ -8,9 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listMigrations, migrate } from '../../src/store/migrate.js';
 import { outboxStatements, pruneDeliveries } from '../../src/store/webhook-events.js';
 import { createApiKey } from '../../src/store/keys.js';
-import { createWebhook } from '../../src/store/webhooks.js';
 import type { Matches } from '../../src/core/webhook-types.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
+import { createTestWebhook } from '../helpers/webhooks.js';
 
 let t: TestDb;
 const hooks: string[] = [];
@@ -30,14 +30,7 @@ const events = async () =>
 beforeAll(async () => {
   t = await createTestDb({ migrations: listMigrations().filter((m) => m.version <= 48) });
   const { record } = await createApiKey(t.db, { name: 'signature-key' });
-  for (let i = 0; i < 2; i++) {
-    const created = await createWebhook(t.db, record.id, {
-      url: 'http://127.0.0.1:9/hook', webhookType: 'raw', transactionTypes: ['ANY'], accountAddresses: ['11111111111111111111111111111111'],
-      txnStatus: 'all', encoding: 'jsonParsed', authHeader: null, active: true,
-    }, 10);
-    if (!created.ok) throw new Error('webhook not created');
-    hooks.push(created.webhook.id);
-  }
+  for (let i = 0; i < 2; i++) hooks.push(await createTestWebhook(t.db, record.id));
   await queue([hooks[0]], ['sig-a', 'sig-b'], 10);
 }, 120_000);
 
