@@ -382,7 +382,7 @@ export async function run(argv: string[] = []): Promise<WebhooksResult> {
     // Parks every event (not due) and clears what a delivery run leaves behind, so each run starts alike.
     const park = async () => {
       await db.query(`UPDATE webhook_events SET state = 'pending', attempts = 0, last_attempt_at = NULL, last_status = NULL, last_error = NULL,
-                        delivered_at = NULL, next_attempt_at = now() + interval '1 day'`);
+                        delivered_at = NULL, delivered_latency_ms = NULL, delivered_by = NULL, next_attempt_at = now() + interval '1 day'`);
       await db.query('TRUNCATE webhook_attempts');
       await db.query('DELETE FROM webhook_leases');
       await db.query('VACUUM ANALYZE webhook_events');
@@ -471,7 +471,8 @@ export async function run(argv: string[] = []): Promise<WebhooksResult> {
       }
       const loadAvg = Number(loadavg()[0].toFixed(2));
       await Promise.all(procs.map((p) => stopChild(p.child)));
-      const perWorker = (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_attempts WHERE ok GROUP BY worker ORDER BY 1 DESC')).rows.map((r) => r.n);
+      // Successful attempts are kept in their event's row (migration 052), failed ones in the attempt log.
+      const perWorker = (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_events WHERE delivered_latency_ms IS NOT NULL GROUP BY delivered_by ORDER BY 1 DESC')).rows.map((r) => r.n);
       const seconds = (last - t0) / 1000;
       const r: ThroughputRun = {
         label, processes, events: E, seconds: Number(seconds.toFixed(2)), eventsPerSec: Math.round(E / seconds), eventsPerSecPerProcess: Math.round(E / seconds / processes),

@@ -14,9 +14,18 @@ export async function replayEvents(q: Queryable, webhookId: string, fromSlot: nu
   const { rows } = await q.query<{ n: number }>(
     // One due time for every replayed event (clock_timestamp() per row would order them by the UPDATE's scan, not by
     // chain position, and the worker takes due events by due time first).
+    // A successful attempt kept in the event's row (migration 052) goes to the attempt log first, where the row's
+    // next successful attempt would otherwise overwrite it. Both statements read the rows as they were before.
     `WITH t AS (SELECT clock_timestamp() AS at),
+     moved AS (
+       INSERT INTO webhook_attempts (event_id, webhook_id, attempt, at, ok, status, latency_ms, error, worker)
+       SELECT id, webhook_id, attempts, delivered_at, true, last_status, delivered_latency_ms, NULL, delivered_by
+         FROM webhook_events
+        WHERE webhook_id = $1 AND slot >= $2 AND ($3::int8 IS NULL OR slot <= $3) AND delivered_latency_ms IS NOT NULL
+     ),
      r AS (
-       UPDATE webhook_events SET state = 'pending', next_attempt_at = (SELECT at FROM t), queued_at = (SELECT at FROM t)
+       UPDATE webhook_events SET state = 'pending', next_attempt_at = (SELECT at FROM t), queued_at = (SELECT at FROM t),
+              delivered_latency_ms = NULL, delivered_by = NULL
         WHERE webhook_id = $1 AND slot >= $2 AND ($3::int8 IS NULL OR slot <= $3)
        RETURNING 1
      ) SELECT count(*)::int AS n FROM r`,
@@ -105,11 +114,19 @@ export interface AttemptRow {
   worker: string | null;
 }
 
-/** Every attempt at the given events, in order. */
+/**
+ * Every attempt at the given events, in order: the attempt log's rows, and the successful attempt a delivered
+ * event keeps in its own row (migration 052; always its last attempt, numbered `attempts`).
+ */
 export async function attemptsOf(q: Queryable, eventIds: readonly number[]): Promise<AttemptRow[]> {
   if (!eventIds.length) return [];
   const { rows } = await q.query<Record<string, unknown>>(
-    'SELECT event_id, attempt, at, ok, status, latency_ms, error, worker FROM webhook_attempts WHERE event_id = ANY($1::int8[]) ORDER BY event_id, id',
+    `SELECT event_id, attempt, at, ok, status, latency_ms, error, worker FROM (
+       SELECT event_id, attempt, at, ok, status, latency_ms, error, worker, id AS n FROM webhook_attempts WHERE event_id = ANY($1::int8[])
+       UNION ALL
+       SELECT id, attempts, delivered_at, true, last_status, delivered_latency_ms, NULL, delivered_by, NULL
+         FROM webhook_events WHERE id = ANY($1::int8[]) AND delivered_latency_ms IS NOT NULL
+     ) a ORDER BY event_id, n NULLS LAST`,
     [eventIds],
   );
   return rows.map((r) => ({

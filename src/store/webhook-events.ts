@@ -7,7 +7,8 @@
  *   is unique per (webhook, signature), so re-ingesting a block never queues anything twice.
  * - A delivery worker takes a webhook's lease (`claimWebhook`, `FOR NO KEY UPDATE SKIP LOCKED` on the webhook row
  *   so concurrent workers never wait for each other nor take the same webhook), reads its due events in order
- *   (`dueEvents`), records attempts together with the events' new states and a lease renewal
+ *   (`dueEvents`), records attempts together with the events' new states and a lease renewal (failed attempts in
+ *   the attempt log, a successful one in its event's row)
  *   (`recordAttempts`, many in one statement; `recordAttempt` for one), and releases the lease (`releaseLease`). A worker that dies leaves a lease that expires.
  * - The failure rate behind auto-deactivation (`failureStats`, from the per-second counts the recording statements
  *   keep: webhook-attempt-counts.ts; `deactivateWebhook`), the restart of a webhook
@@ -217,7 +218,8 @@ export type RecordedState = 'delivered' | 'pending' | 'failed';
  * Records one attempt, moves the event to its new state (delivered; pending with its next attempt time; failed
  * when the next attempt would fall outside the retry window) and renews the lease — all in one statement, and
  * only while `owner` holds the webhook's lease. Null when the lease was lost (another worker took over; nothing
- * is written), else the event's new state.
+ * is written), else the event's new state. A failed attempt is logged in webhook_attempts; a successful one stays
+ * in the event's row (`delivered_latency_ms`, `delivered_by`, migration 052), which the statement updates anyway.
  */
 export async function recordAttempt(q: Queryable, o: AttemptOutcome): Promise<{ state: RecordedState; attempt: number; queuedAt: Date } | null> {
   const { rows } = await q.query<{ state: RecordedState; attempts: number; queued_at: Date }>(
@@ -235,12 +237,14 @@ export async function recordAttempt(q: Queryable, o: AttemptOutcome): Promise<{ 
                       WHEN $11 OR clock_timestamp() + $9::int * interval '1 millisecond' > queued_at + $10::bigint * interval '1 millisecond' THEN 'failed'
                       ELSE 'pending' END,
          delivered_at = CASE WHEN $5 THEN clock_timestamp() ELSE delivered_at END,
+         delivered_latency_ms = CASE WHEN $5 THEN $7::int ELSE delivered_latency_ms END,
+         delivered_by = CASE WHEN $5 THEN $4::text ELSE delivered_by END,
          next_attempt_at = CASE WHEN $5 THEN next_attempt_at ELSE clock_timestamp() + $9::int * interval '1 millisecond' END
         WHERE id = $1 AND state = 'pending' AND EXISTS (SELECT 1 FROM lease)
        RETURNING id, attempts, state, queued_at, $5::bool AS ok
      ), log AS (
        INSERT INTO webhook_attempts (event_id, webhook_id, attempt, ok, status, latency_ms, error, worker)
-       SELECT id, $2, attempts, $5, $6, $7, $8, $4 FROM ev
+       SELECT id, $2, attempts, $5, $6, $7, $8, $4 FROM ev WHERE NOT $5
      ), ${countAttemptsCte('ev', '$2::uuid')}
      SELECT state, attempts, queued_at FROM ev`,
     [o.eventId, o.webhookId, Math.round(o.leaseMs), o.owner, o.ok, o.status, Math.round(o.latencyMs), o.error, Math.round(o.retryInMs), Math.round(o.windowMs), o.final ?? false],
@@ -261,7 +265,7 @@ export interface BatchAttempt {
 }
 
 /**
- * `recordAttempt` for many events of one webhook in one statement: the attempts are logged in the given order,
+ * `recordAttempt` for many events of one webhook in one statement: the failed attempts are logged in the given order,
  * each event moves to its new state, and the lease is renewed — only while `owner` holds the lease (nothing is
  * written otherwise). With `release`, the lease is given up instead of renewed, in the same statement (the last
  * chunk of a lease). Returns the new state of each recorded event by id; an event missing from the map was not
@@ -298,6 +302,8 @@ export async function recordAttempts(
                       WHEN u.final OR clock_timestamp() + u.retry_ms * interval '1 millisecond' > e.queued_at + $4::bigint * interval '1 millisecond' THEN 'failed'
                       ELSE 'pending' END,
          delivered_at = CASE WHEN u.ok THEN clock_timestamp() ELSE e.delivered_at END,
+         delivered_latency_ms = CASE WHEN u.ok THEN u.latency_ms ELSE e.delivered_latency_ms END,
+         delivered_by = CASE WHEN u.ok THEN $2::text ELSE e.delivered_by END,
          next_attempt_at = CASE WHEN u.ok THEN e.next_attempt_at ELSE clock_timestamp() + u.retry_ms * interval '1 millisecond' END
         FROM u
         -- Only the join finds the rows, so each is found by primary key from the list (a further 'e.id = ANY(...)'
@@ -306,7 +312,7 @@ export async function recordAttempts(
        RETURNING e.id, e.attempts, e.state, e.queued_at, u.ok, u.status, u.latency_ms, u.error, u.ord
      ), log AS (
        INSERT INTO webhook_attempts (event_id, webhook_id, attempt, ok, status, latency_ms, error, worker)
-       SELECT id, $1, attempts, ok, status, latency_ms, error, $2 FROM ev ORDER BY ord
+       SELECT id, $1, attempts, ok, status, latency_ms, error, $2 FROM ev WHERE NOT ok ORDER BY ord
      ), ${countAttemptsCte('ev', '$1::uuid')}
      SELECT id, state, attempts, queued_at FROM ev`,
     [
