@@ -12,7 +12,7 @@ import { pruneAttemptCounts } from '../../src/store/webhook-attempt-counts.js';
 import { attemptsOf } from '../../src/store/webhook-deliveries.js';
 import { createApiKey } from '../../src/store/keys.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
-import { createTestWebhook } from '../helpers/webhooks.js';
+import { createTestWebhook, queueTestEvents } from '../helpers/webhooks.js';
 
 let t: TestDb;
 let keyId: string;
@@ -21,9 +21,7 @@ const HOUR = 3_600_000;
 const hook = () => createTestWebhook(t.db, keyId);
 
 async function queue(webhookId: string, n: number, tag: string): Promise<void> {
-  const sigs = Array.from({ length: n }, (_, i) => `${tag}-${i}`);
-  await t.db.query(`INSERT INTO webhook_payloads (signature, slot, raw, enhanced) SELECT s, 1, '{}', '{}' FROM unnest($1::text[]) s ON CONFLICT DO NOTHING`, [sigs]);
-  await t.db.query(`INSERT INTO webhook_events (webhook_id, signature, slot, position) SELECT $1, s, 1, o FROM unnest($2::text[]) WITH ORDINALITY AS u (s, o)`, [webhookId, sigs]);
+  await queueTestEvents(t.db, webhookId, Array.from({ length: n }, (_, i) => `${tag}-${i}`));
 }
 
 /** Claims the webhook's due events and records them: `fail(i)` says which fail (retried at once). */

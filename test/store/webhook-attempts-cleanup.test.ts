@@ -11,7 +11,7 @@ import { attemptsOf } from '../../src/store/webhook-deliveries.js';
 import { createApiKey } from '../../src/store/keys.js';
 import { deleteWebhook } from '../../src/store/webhooks.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
-import { createTestWebhook } from '../helpers/webhooks.js';
+import { createTestWebhook, queueTestEvents } from '../helpers/webhooks.js';
 
 let t: TestDb;
 const keys: string[] = [];
@@ -20,12 +20,7 @@ const hook = (keyId: string) => createTestWebhook(t.db, keyId);
 
 /** Queues `n` events for the webhook, then delivers them as one worker would: the first fails, the rest succeed. */
 async function deliver(webhookId: string, n: number, tag: string): Promise<number[]> {
-  const sigs = Array.from({ length: n }, (_, i) => `${tag}-${i}`);
-  await t.db.query(`INSERT INTO webhook_payloads (signature, slot, raw, enhanced) SELECT s, 1, '{}', '{}' FROM unnest($1::text[]) s ON CONFLICT DO NOTHING`, [sigs]);
-  await t.db.query(
-    `INSERT INTO webhook_events (webhook_id, signature, slot, position) SELECT $1, s, 1, o FROM unnest($2::text[]) WITH ORDINALITY AS u (s, o)`,
-    [webhookId, sigs],
-  );
+  await queueTestEvents(t.db, webhookId, Array.from({ length: n }, (_, i) => `${tag}-${i}`));
   // Claims go to any webhook with due events: deliver whatever each claim returns until this one's are all done.
   const ids: number[] = [];
   for (let round = 0; round < 20 && ids.length < n; round++) {

@@ -11,20 +11,13 @@ import { claimWebhook, recordAttempt, recordAttempts } from '../../src/store/web
 import { attemptsOf, replayEvents } from '../../src/store/webhook-deliveries.js';
 import { createApiKey } from '../../src/store/keys.js';
 import { createTestDb, type TestDb } from '../helpers/db.js';
-import { createTestWebhook } from '../helpers/webhooks.js';
+import { createTestWebhook, queueTestEvents } from '../helpers/webhooks.js';
 
 let t: TestDb;
 let keyId: string;
 const DAY = 86_400_000;
 
-async function queue(webhookId: string, sigs: string[], slot: number): Promise<number[]> {
-  await t.db.query(`INSERT INTO webhook_payloads (signature, slot, raw, enhanced) SELECT s, $2::int8, '{}', '{}' FROM unnest($1::text[]) s ON CONFLICT DO NOTHING`, [sigs, slot]);
-  const { rows } = await t.db.query<{ id: string }>(
-    `INSERT INTO webhook_events (webhook_id, signature, slot, position) SELECT $1, s, $3::int8, $3::int8 * 1000 + o FROM unnest($2::text[]) WITH ORDINALITY AS u (s, o) RETURNING id`,
-    [webhookId, sigs, slot],
-  );
-  return rows.map((r) => Number(r.id)).sort((a, b) => a - b);
-}
+const queue = (webhookId: string, sigs: string[], slot: number) => queueTestEvents(t.db, webhookId, sigs, slot);
 
 /** What the delivery log shows of the events' attempts, without the times. */
 const shown = async (ids: number[]) =>

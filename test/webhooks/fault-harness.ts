@@ -195,11 +195,7 @@ export async function expectHookInvariants(db: Db, received: Received[], h: Faul
     [h.id],
   );
   const positionOf = new Map(okFirst.map((r) => [r.signature, Number(r.position)]));
-  const arrived: number[] = [];
-  for (const r of mine) {
-    const p = positionOf.get(sigOf(r));
-    if (p !== undefined && !arrived.includes(p)) arrived.push(p);
-  }
+  const arrived = [...new Set(mine.map((r) => positionOf.get(sigOf(r))).filter((p) => p !== undefined))];
   expect(arrived).toEqual([...arrived].sort((a, b) => a - b));
   expect(arrived).toHaveLength(okFirst.length);
   // One first attempt per wanted event.
